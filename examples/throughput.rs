@@ -1,0 +1,76 @@
+//! Single-thread throughput of the first stages on a directory of real pages: kuchikiki parse
+//! alone, parse + blocks, and parse + blocks + features. Pages are read and decoded first, so
+//! that only these stages are timed.
+//!
+//! `cargo run --release --example throughput -- ../shared/data/wcxb/dev/html [ROUNDS] [STAGE]`
+//! with STAGE one of `parse`, `blocks`, `features` (default: all three).
+
+use kuchikiki::traits::TendrilSink;
+use std::time::Instant;
+
+fn run(stage: &str, pages: &[String]) -> usize {
+    let mut n = 0;
+    for p in pages {
+        n += match stage {
+            "parse" => {
+                let doc = kuchikiki::parse_html().one(p.as_str()).document_node;
+                usize::from(doc.first_child().is_some())
+            }
+            "blocks" => textsift::blocks::segment(p, Default::default())
+                .expect("segment")
+                .blocks
+                .len(),
+            _ => {
+                let page = textsift::blocks::segment(p, Default::default()).expect("segment");
+                textsift::features::compute(&page).rows()
+            }
+        };
+    }
+    n
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = args.next().expect("usage: throughput DIR [ROUNDS] [STAGE]");
+    let rounds: usize = args.next().map_or(3, |r| r.parse().expect("rounds"));
+    let stages: Vec<String> = match args.next() {
+        Some(s) => vec![s],
+        None => ["parse", "blocks", "features"].map(String::from).to_vec(),
+    };
+    let mut pages = Vec::new();
+    for (_, path) in textsift::input::expand(&[dir]) {
+        let Ok(bytes) = textsift::input::read(path.as_deref(), u64::MAX) else {
+            continue;
+        };
+        if let Ok(d) = textsift::html::decode(&bytes) {
+            pages.push(d.text);
+        }
+    }
+    let mb = pages.iter().map(String::len).sum::<usize>() as f64 / 1e6;
+    let n = pages.len() as f64;
+    println!(
+        "{} pages, {mb:.1} MB of decoded HTML, best of {rounds} rounds, one thread",
+        pages.len()
+    );
+    let mut times = Vec::new();
+    for stage in &stages {
+        let mut best = f64::MAX;
+        for _ in 0..rounds {
+            let t = Instant::now();
+            assert!(run(stage, &pages) > 0);
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        println!(
+            "{stage:<10} {best:7.2} s  {:7.1} pages/s  {:6.1} MB/s",
+            n / best,
+            mb / best
+        );
+        times.push(best);
+    }
+    if times.len() == 3 {
+        println!(
+            "parse + blocks + features keeps {:.1}% of parse-only throughput",
+            100.0 * times[0] / times[2]
+        );
+    }
+}

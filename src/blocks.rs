@@ -1,0 +1,984 @@
+//! HTML text to atomic text blocks (Boilerpipe segmentation).
+//!
+//! This is the only module that knows the HTML parser: it parses with kuchikiki and hands out
+//! owned [`Page`] data, so the parser can be swapped here alone.
+//!
+//! A block is the run of text between two block boundaries. Inline elements (`a`, `b`, `span`…)
+//! do not break a block; block-level elements (`p`, `div`, `li`, `h1`…, `br`) do. Text inside
+//! `script`, `style`, `noscript`, `template`, `svg`, `math`, `iframe`, `object`, `embed`,
+//! `select`, `textarea` and `head` (except `title`) is skipped.
+
+use crate::error::{Error, Result};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use kuchikiki::traits::TendrilSink;
+use kuchikiki::{NodeData, NodeRef};
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// Limits on the work done for one page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegmentLimits {
+    /// Pages with more DOM nodes than this are refused.
+    pub max_nodes: usize,
+    /// Segmentation stops after this many blocks (the rest of the page is dropped).
+    pub max_blocks: usize,
+}
+
+impl Default for SegmentLimits {
+    fn default() -> Self {
+        SegmentLimits {
+            max_nodes: 5_000_000,
+            max_blocks: 200_000,
+        }
+    }
+}
+
+/// Context bits of an element, inherited by everything inside it.
+pub mod ctx {
+    /// Inside `<article>` or `role=article`.
+    pub const ARTICLE: u32 = 1 << 0;
+    /// Inside `<main>` or `role=main`.
+    pub const MAIN: u32 = 1 << 1;
+    /// Inside `<nav>`, `<menu>` or `role=navigation`.
+    pub const NAV: u32 = 1 << 2;
+    /// Inside `<aside>` or `role=complementary`.
+    pub const ASIDE: u32 = 1 << 3;
+    /// Inside `<header>` or `role=banner`.
+    pub const HEADER: u32 = 1 << 4;
+    /// Inside `<footer>` or `role=contentinfo`.
+    pub const FOOTER: u32 = 1 << 5;
+    /// Inside `<form>` or `role=search`.
+    pub const FORM: u32 = 1 << 6;
+    /// Inside `<figure>`.
+    pub const FIGURE: u32 = 1 << 7;
+    /// Inside `<table>`.
+    pub const TABLE: u32 = 1 << 8;
+    /// Inside `<ul>`, `<ol>` or `<dl>`.
+    pub const LIST: u32 = 1 << 9;
+    /// Inside `<blockquote>`.
+    pub const BLOCKQUOTE: u32 = 1 << 10;
+    /// Inside an `<a>` (a block nested in a link, such as a teaser card).
+    pub const ANCHOR: u32 = 1 << 11;
+    /// Hidden: `hidden`, `aria-hidden=true`, `display:none`, or a hiding class.
+    pub const HIDDEN: u32 = 1 << 12;
+    /// Inside a `<button>` or `role=button`.
+    pub const BUTTON: u32 = 1 << 13;
+    /// Class/id/role/itemprop vocabulary: navigation, menus, breadcrumbs, pagination.
+    pub const V_NAV: u32 = 1 << 16;
+    /// Vocabulary: footer, copyright.
+    pub const V_FOOTER: u32 = 1 << 17;
+    /// Vocabulary: sidebar, widget.
+    pub const V_SIDEBAR: u32 = 1 << 18;
+    /// Vocabulary: comments, replies.
+    pub const V_COMMENT: u32 = 1 << 19;
+    /// Vocabulary: share, social.
+    pub const V_SHARE: u32 = 1 << 20;
+    /// Vocabulary: related, recommended, popular.
+    pub const V_RELATED: u32 = 1 << 21;
+    /// Vocabulary: cookie, consent, banner, popup, modal, newsletter.
+    pub const V_OVERLAY: u32 = 1 << 22;
+    /// Vocabulary: ads, sponsors, promotions.
+    pub const V_AD: u32 = 1 << 23;
+    /// Vocabulary: header, masthead.
+    pub const V_HEADER: u32 = 1 << 24;
+    /// Vocabulary: byline, author, date, tags, meta.
+    pub const V_META: u32 = 1 << 25;
+    /// Vocabulary: article, post, entry, story, blog.
+    pub const V_ARTICLE: u32 = 1 << 26;
+    /// Vocabulary: content, main, body, text, prose.
+    pub const V_CONTENT: u32 = 1 << 27;
+    /// Vocabulary: product, description, details, specifications.
+    pub const V_PRODUCT: u32 = 1 << 28;
+    /// All vocabulary bits that suggest boilerplate.
+    pub const V_BOILER: u32 = V_NAV
+        | V_FOOTER
+        | V_SIDEBAR
+        | V_COMMENT
+        | V_SHARE
+        | V_RELATED
+        | V_OVERLAY
+        | V_AD
+        | V_HEADER;
+    /// All vocabulary bits that suggest content.
+    pub const V_GOOD: u32 = V_ARTICLE | V_CONTENT | V_PRODUCT;
+}
+
+/// One element of the page, in document order (pre-order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Element {
+    /// Lower-case tag name.
+    pub tag: Cow<'static, str>,
+    /// Lower-cased class, id, role and itemprop values, space-separated.
+    pub tokens: String,
+    /// Index of the parent element, if any.
+    pub parent: Option<u32>,
+    /// Nesting depth (the root `html` element is 1).
+    pub depth: u32,
+    /// Index of the last element inside this one (itself if it has none): the elements of its
+    /// subtree are exactly `self_index..=end`.
+    pub end: u32,
+    /// Context bits ([`ctx`]) of this element and all its ancestors.
+    pub flags: u32,
+    /// Vocabulary bits of the nearest ancestor-or-self whose tokens matched a vocabulary.
+    pub nearest_vocab: u32,
+}
+
+/// An atomic text block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// Position of the block in document order, from 0.
+    pub index: usize,
+    /// The block's text, whitespace collapsed.
+    pub text: String,
+    /// Byte ranges of `text` that lie inside `<a>` elements.
+    pub anchor_spans: Vec<(u32, u32)>,
+    /// Index into [`Page::elements`] of the nearest block-level element around the text.
+    pub element: u32,
+    /// Number of inline elements opened inside the block.
+    pub inline_tags: u32,
+}
+
+/// A segmented page.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Page {
+    /// Text of the first `<title>`, whitespace collapsed.
+    pub title: String,
+    /// The blocks in document order.
+    pub blocks: Vec<Block>,
+    /// The elements in document order; blocks point into it.
+    pub elements: Vec<Element>,
+}
+
+impl Page {
+    /// The nearest block-level element of a block.
+    pub fn element_of(&self, block: &Block) -> &Element {
+        &self.elements[block.element as usize]
+    }
+
+    /// Tag name of a block's nearest block-level element.
+    pub fn tag_of(&self, block: &Block) -> &str {
+        &self.element_of(block).tag
+    }
+
+    /// The ancestors of an element, nearest first, starting with the element itself.
+    pub fn ancestors(&self, element: u32) -> impl Iterator<Item = &Element> + '_ {
+        std::iter::successors(Some(&self.elements[element as usize]), move |e| {
+            e.parent.map(|p| &self.elements[p as usize])
+        })
+    }
+
+    /// Whether element `inner` lies inside (or is) element `outer`.
+    pub fn contains(&self, outer: u32, inner: u32) -> bool {
+        outer <= inner && inner <= self.elements[outer as usize].end
+    }
+}
+
+/// How an element takes part in segmentation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Inline,
+    Block,
+    Skip,
+}
+
+fn kind_of(tag: &str) -> Kind {
+    match tag {
+        "script" | "style" | "title" | "noscript" | "template" | "svg" | "math" | "iframe"
+        | "object" | "embed" | "select" | "textarea" | "head" | "canvas" | "video" | "audio"
+        | "datalist" => Kind::Skip,
+        "address" | "article" | "aside" | "blockquote" | "body" | "br" | "button" | "caption"
+        | "center" | "dd" | "details" | "dialog" | "dir" | "div" | "dl" | "dt" | "fieldset"
+        | "figcaption" | "figure" | "footer" | "form" | "frameset" | "h1" | "h2" | "h3" | "h4"
+        | "h5" | "h6" | "header" | "hgroup" | "hr" | "html" | "legend" | "li" | "main" | "menu"
+        | "nav" | "ol" | "option" | "p" | "pre" | "section" | "summary" | "table" | "tbody"
+        | "td" | "tfoot" | "th" | "thead" | "tr" | "ul" | "input" | "img" => Kind::Block,
+        _ => Kind::Inline,
+    }
+}
+
+/// Static names for common tags, so that most elements need no allocation.
+fn intern(tag: &str) -> Cow<'static, str> {
+    const KNOWN: &[&str] = &[
+        "a",
+        "abbr",
+        "address",
+        "article",
+        "aside",
+        "b",
+        "blockquote",
+        "body",
+        "br",
+        "button",
+        "caption",
+        "center",
+        "cite",
+        "code",
+        "dd",
+        "del",
+        "details",
+        "dfn",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "font",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "html",
+        "i",
+        "img",
+        "input",
+        "ins",
+        "kbd",
+        "label",
+        "legend",
+        "li",
+        "main",
+        "mark",
+        "menu",
+        "nav",
+        "ol",
+        "option",
+        "p",
+        "picture",
+        "pre",
+        "q",
+        "s",
+        "samp",
+        "section",
+        "small",
+        "source",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "time",
+        "title",
+        "tr",
+        "u",
+        "ul",
+        "var",
+        "wbr",
+    ];
+    match KNOWN.binary_search(&tag) {
+        Ok(i) => Cow::Borrowed(KNOWN[i]),
+        Err(_) => Cow::Owned(tag.to_string()),
+    }
+}
+
+fn tag_flags(tag: &str) -> u32 {
+    match tag {
+        "article" => ctx::ARTICLE,
+        "main" => ctx::MAIN,
+        "nav" | "menu" => ctx::NAV,
+        "aside" => ctx::ASIDE,
+        "header" => ctx::HEADER,
+        "footer" => ctx::FOOTER,
+        "form" => ctx::FORM,
+        "figure" => ctx::FIGURE,
+        "table" => ctx::TABLE,
+        "ul" | "ol" | "dl" => ctx::LIST,
+        "blockquote" => ctx::BLOCKQUOTE,
+        "a" => ctx::ANCHOR,
+        "button" => ctx::BUTTON,
+        _ => 0,
+    }
+}
+
+fn role_flags(role: &str) -> u32 {
+    match role.trim() {
+        "article" => ctx::ARTICLE,
+        "main" => ctx::MAIN,
+        "navigation" | "menu" | "menubar" => ctx::NAV,
+        "complementary" => ctx::ASIDE,
+        "banner" => ctx::HEADER,
+        "contentinfo" => ctx::FOOTER,
+        "search" | "form" => ctx::FORM,
+        "button" => ctx::BUTTON,
+        "dialog" | "alertdialog" => ctx::V_OVERLAY,
+        _ => 0,
+    }
+}
+
+/// Substrings of class/id values and the bits they set. Matched case-insensitively.
+const VOCABULARY: &[(&str, u32)] = &[
+    ("nav", ctx::V_NAV),
+    ("menu", ctx::V_NAV),
+    ("breadcrumb", ctx::V_NAV),
+    ("pagination", ctx::V_NAV),
+    ("pager", ctx::V_NAV),
+    ("toolbar", ctx::V_NAV),
+    ("footer", ctx::V_FOOTER),
+    ("copyright", ctx::V_FOOTER),
+    ("colophon", ctx::V_FOOTER),
+    ("sidebar", ctx::V_SIDEBAR),
+    ("widget", ctx::V_SIDEBAR),
+    ("comment", ctx::V_COMMENT),
+    ("disqus", ctx::V_COMMENT),
+    ("reply", ctx::V_COMMENT),
+    ("share", ctx::V_SHARE),
+    ("social", ctx::V_SHARE),
+    ("related", ctx::V_RELATED),
+    ("recommend", ctx::V_RELATED),
+    ("popular", ctx::V_RELATED),
+    ("trending", ctx::V_RELATED),
+    ("cookie", ctx::V_OVERLAY),
+    ("consent", ctx::V_OVERLAY),
+    ("gdpr", ctx::V_OVERLAY),
+    ("banner", ctx::V_OVERLAY),
+    ("popup", ctx::V_OVERLAY),
+    ("modal", ctx::V_OVERLAY),
+    ("newsletter", ctx::V_OVERLAY),
+    ("subscribe", ctx::V_OVERLAY),
+    ("advert", ctx::V_AD),
+    ("sponsor", ctx::V_AD),
+    ("promo", ctx::V_AD),
+    ("adsense", ctx::V_AD),
+    ("header", ctx::V_HEADER),
+    ("masthead", ctx::V_HEADER),
+    ("byline", ctx::V_META),
+    ("author", ctx::V_META),
+    ("date", ctx::V_META),
+    ("meta", ctx::V_META),
+    ("tags", ctx::V_META),
+    ("categor", ctx::V_META),
+    ("article", ctx::V_ARTICLE),
+    ("post", ctx::V_ARTICLE),
+    ("entry", ctx::V_ARTICLE),
+    ("story", ctx::V_ARTICLE),
+    ("blog", ctx::V_ARTICLE),
+    ("content", ctx::V_CONTENT),
+    ("main", ctx::V_CONTENT),
+    ("body", ctx::V_CONTENT),
+    ("text", ctx::V_CONTENT),
+    ("prose", ctx::V_CONTENT),
+    ("markdown", ctx::V_CONTENT),
+    ("product", ctx::V_PRODUCT),
+    ("description", ctx::V_PRODUCT),
+    ("detail", ctx::V_PRODUCT),
+    ("spec", ctx::V_PRODUCT),
+    ("hidden", ctx::HIDDEN),
+    ("sr-only", ctx::HIDDEN),
+    ("screen-reader", ctx::HIDDEN),
+];
+
+fn vocabulary() -> &'static AhoCorasick {
+    static AC: OnceLock<AhoCorasick> = OnceLock::new();
+    AC.get_or_init(|| {
+        AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(VOCABULARY.iter().map(|(w, _)| w))
+            .expect("valid vocabulary")
+    })
+}
+
+/// Vocabulary bits of a class/id/role/itemprop string.
+fn vocab_flags(tokens: &str) -> u32 {
+    let mut bits = 0;
+    for m in vocabulary().find_overlapping_iter(tokens) {
+        bits |= VOCABULARY[m.pattern().as_usize()].1;
+    }
+    // Short words match only as whole tokens, or they would hit "header", "load", "shadow"…
+    for token in tokens.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if token.eq_ignore_ascii_case("ad") || token.eq_ignore_ascii_case("ads") {
+            bits |= ctx::V_AD;
+        }
+    }
+    bits
+}
+
+/// What an element's attributes say about it.
+fn attribute_context(node: &kuchikiki::ElementData) -> (String, u32) {
+    let attrs = node.attributes.borrow();
+    let mut tokens = String::new();
+    let mut flags = 0;
+    for (name, attr) in attrs.map.iter() {
+        let value = attr.value.as_str();
+        match &*name.local {
+            "class" | "id" | "itemprop" => {
+                if !tokens.is_empty() {
+                    tokens.push(' ');
+                }
+                tokens.push_str(value.trim());
+            }
+            "role" => {
+                flags |= role_flags(value);
+                if !tokens.is_empty() {
+                    tokens.push(' ');
+                }
+                tokens.push_str(value.trim());
+            }
+            "hidden" => flags |= ctx::HIDDEN,
+            "aria-hidden" if value.trim().eq_ignore_ascii_case("true") => flags |= ctx::HIDDEN,
+            "style" if value.contains("none") || value.contains("hidden") => {
+                let compact: String = value
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>()
+                    .to_ascii_lowercase();
+                if compact.contains("display:none") || compact.contains("visibility:hidden") {
+                    flags |= ctx::HIDDEN;
+                }
+            }
+            _ => {}
+        }
+    }
+    tokens.make_ascii_lowercase();
+    (tokens, flags)
+}
+
+/// The block being collected.
+#[derive(Default)]
+struct Pending {
+    text: String,
+    anchor_spans: Vec<(u32, u32)>,
+    element: u32,
+    inline_tags: u32,
+    /// Whitespace was seen since the last word.
+    space: bool,
+}
+
+struct Segmenter {
+    page: Page,
+    limits: SegmentLimits,
+    pending: Pending,
+    /// Open elements: (index into page.elements, kind).
+    stack: Vec<(u32, Kind)>,
+    /// Innermost open block-level element.
+    block_stack: Vec<u32>,
+    anchor_depth: u32,
+    skip_depth: u32,
+    in_title: bool,
+    title_done: bool,
+    full: bool,
+}
+
+impl Segmenter {
+    fn flush(&mut self) {
+        let p = &mut self.pending;
+        p.space = false;
+        if p.text.is_empty() {
+            p.inline_tags = 0;
+            p.anchor_spans.clear();
+            return;
+        }
+        let has_word = p.text.chars().any(char::is_alphanumeric);
+        if has_word && !self.full {
+            self.page.blocks.push(Block {
+                index: self.page.blocks.len(),
+                text: std::mem::take(&mut p.text),
+                anchor_spans: std::mem::take(&mut p.anchor_spans),
+                element: p.element,
+                inline_tags: p.inline_tags,
+            });
+            self.full = self.page.blocks.len() >= self.limits.max_blocks;
+        }
+        p.text.clear();
+        p.anchor_spans.clear();
+        p.inline_tags = 0;
+    }
+
+    fn text(&mut self, s: &str) {
+        if self.in_title {
+            if !self.title_done {
+                push_collapsed(&mut self.page.title, s, &mut false);
+            }
+            return;
+        }
+        if self.skip_depth > 0 || self.full {
+            return;
+        }
+        let p = &mut self.pending;
+        if p.text.is_empty() {
+            p.element = *self.block_stack.last().unwrap_or(&0);
+        }
+        let before = p.text.len();
+        let start = push_collapsed(&mut p.text, s, &mut p.space);
+        if self.anchor_depth > 0 && p.text.len() > before {
+            let (start, end) = (start as u32, p.text.len() as u32);
+            match p.anchor_spans.last_mut() {
+                Some(last) if last.1 >= start.saturating_sub(1) => last.1 = end,
+                _ => p.anchor_spans.push((start, end)),
+            }
+        }
+    }
+
+    fn enter(&mut self, el: &kuchikiki::ElementData) -> bool {
+        let name = &*el.name.local;
+        let kind = kind_of(name);
+        if kind == Kind::Skip || self.skip_depth > 0 {
+            // Skipped subtrees are not walked, except `head` for the `title` inside it.
+            let descend = match name {
+                "head" => self.skip_depth == 0,
+                "title" => !self.title_done && self.skip_depth <= 1,
+                _ => false,
+            };
+            self.in_title |= name == "title" && descend;
+            self.skip_depth += 1;
+            return descend;
+        }
+        let parent = self.stack.last().map(|&(i, _)| i);
+        let (parent_flags, parent_vocab, depth) = match parent {
+            Some(p) => {
+                let e = &self.page.elements[p as usize];
+                (e.flags, e.nearest_vocab, e.depth + 1)
+            }
+            None => (0, 0, 1),
+        };
+        let (tokens, attr_flags) = attribute_context(el);
+        let vocab = if tokens.is_empty() {
+            0
+        } else {
+            vocab_flags(&tokens)
+        };
+        let index = self.page.elements.len() as u32;
+        self.page.elements.push(Element {
+            tag: intern(name),
+            tokens,
+            parent,
+            depth,
+            end: index,
+            flags: parent_flags | tag_flags(name) | attr_flags | vocab,
+            nearest_vocab: if vocab & (ctx::V_BOILER | ctx::V_GOOD) != 0 {
+                vocab
+            } else {
+                parent_vocab
+            },
+        });
+        self.stack.push((index, kind));
+        match kind {
+            Kind::Block => {
+                self.flush();
+                self.block_stack.push(index);
+            }
+            _ => {
+                self.pending.inline_tags += 1;
+                if name == "a" {
+                    self.anchor_depth += 1;
+                }
+            }
+        }
+        true
+    }
+
+    fn leave(&mut self, el: &kuchikiki::ElementData) {
+        let name = &*el.name.local;
+        if self.skip_depth > 0 {
+            self.skip_depth -= 1;
+            if name == "title" && self.in_title {
+                self.in_title = false;
+                self.title_done = !self.page.title.is_empty();
+            }
+            return;
+        }
+        let Some((index, kind)) = self.stack.pop() else {
+            return;
+        };
+        self.page.elements[index as usize].end = self.page.elements.len() as u32 - 1;
+        match kind {
+            Kind::Block => {
+                self.flush();
+                self.block_stack.pop();
+            }
+            _ => {
+                if name == "a" {
+                    self.anchor_depth = self.anchor_depth.saturating_sub(1);
+                }
+            }
+        }
+    }
+}
+
+/// Append `s` to `buf` with whitespace collapsed; returns the byte offset where the first word
+/// of `s` landed. `space` carries "whitespace seen since the last word" across calls.
+fn push_collapsed(buf: &mut String, s: &str, space: &mut bool) -> usize {
+    // Most text nodes are the whitespace between tags.
+    if s.bytes().all(|b| b.is_ascii_whitespace()) {
+        *space |= !s.is_empty();
+        return buf.len();
+    }
+    let mut first = None;
+    let mut push = |i: usize, word: &str| {
+        let sep = i > 0 || *space || s.starts_with(char::is_whitespace);
+        if sep && !buf.is_empty() {
+            buf.push(' ');
+        }
+        first.get_or_insert(buf.len());
+        buf.push_str(word);
+    };
+    if s.is_ascii() {
+        s.split_ascii_whitespace()
+            .enumerate()
+            .for_each(|(i, w)| push(i, w));
+    } else {
+        s.split_whitespace()
+            .enumerate()
+            .for_each(|(i, w)| push(i, w));
+    }
+    if !s.is_empty() {
+        *space = first.is_none() || s.ends_with(char::is_whitespace);
+    }
+    first.unwrap_or(buf.len())
+}
+
+/// Elements deeper than this are dropped (their text is kept) before parsing: the HTML tree
+/// builder does work proportional to the depth of open elements at each tag, so a page nested
+/// 100,000 deep would take minutes.
+pub const MAX_NESTING: usize = 2048;
+
+/// Tag names whose end tag may be omitted, or that have no end tag: they are not counted when
+/// estimating nesting, as an unclosed `<p>` or `<br>` does not nest.
+fn never_nests(name: &[u8]) -> bool {
+    if name.len() > 8 {
+        return false;
+    }
+    let mut lower = [0u8; 8];
+    for (l, b) in lower.iter_mut().zip(name) {
+        *l = b.to_ascii_lowercase();
+    }
+    matches!(
+        &lower[..name.len()],
+        b"area"
+            | b"base"
+            | b"body"
+            | b"br"
+            | b"col"
+            | b"colgroup"
+            | b"dd"
+            | b"dt"
+            | b"embed"
+            | b"head"
+            | b"hr"
+            | b"html"
+            | b"img"
+            | b"input"
+            | b"li"
+            | b"link"
+            | b"meta"
+            | b"option"
+            | b"optgroup"
+            | b"p"
+            | b"param"
+            | b"rb"
+            | b"rp"
+            | b"rt"
+            | b"source"
+            | b"tbody"
+            | b"td"
+            | b"tfoot"
+            | b"th"
+            | b"thead"
+            | b"tr"
+            | b"track"
+            | b"wbr"
+    )
+}
+
+/// Drop start and end tags nested deeper than `max_depth` (keeping all text), or return the
+/// input as it is when nothing nests that deep.
+fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
+    let bytes = html.as_bytes();
+    // Pass 1 finds whether anything is to be done; pass 2 copies without the deep tags.
+    let mut out: Option<String> = None;
+    for pass in 0..2 {
+        let mut depth = 0usize;
+        let mut copied = 0usize;
+        let mut i = 0usize;
+        let mut deep = false;
+        while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
+            let start = i + off;
+            i = start + 1;
+            if bytes[i..].starts_with(b"!--") {
+                i = memchr::memmem::find(&bytes[i..], b"-->").map_or(bytes.len(), |e| i + e + 3);
+                continue;
+            }
+            let closing = bytes.get(i) == Some(&b'/');
+            let name_start = i + usize::from(closing);
+            let name_len = bytes[name_start..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b':')
+                .count();
+            if name_len == 0 || !bytes[name_start].is_ascii_alphabetic() {
+                continue;
+            }
+            if never_nests(&bytes[name_start..name_start + name_len]) {
+                continue;
+            }
+            let too_deep = if closing {
+                let d = depth;
+                depth = depth.saturating_sub(1);
+                d > max_depth
+            } else {
+                depth += 1;
+                depth > max_depth
+            };
+            if !too_deep {
+                continue;
+            }
+            deep = true;
+            if let Some(o) = out.as_mut() {
+                let end = html[start..]
+                    .find('>')
+                    .map_or(bytes.len(), |e| start + e + 1);
+                o.push_str(&html[copied..start]);
+                copied = end;
+                i = end;
+            }
+        }
+        match (pass, deep) {
+            (0, false) => return Cow::Borrowed(html),
+            (0, true) => out = Some(String::with_capacity(html.len())),
+            _ => {
+                let mut o = out.take().unwrap_or_default();
+                o.push_str(&html[copied..]);
+                return Cow::Owned(o);
+            }
+        }
+    }
+    Cow::Borrowed(html)
+}
+
+/// Parse an HTML document and cut it into blocks.
+pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
+    let html = flatten_deep_nesting(html, MAX_NESTING);
+    let sink = kuchikiki::parse_html().one(&*html);
+    segment_dom(&sink.document_node, limits)
+}
+
+fn segment_dom(document: &NodeRef, limits: SegmentLimits) -> Result<Page> {
+    let mut s = Segmenter {
+        page: Page::default(),
+        limits,
+        pending: Pending::default(),
+        stack: Vec::new(),
+        block_stack: Vec::new(),
+        anchor_depth: 0,
+        skip_depth: 0,
+        in_title: false,
+        title_done: false,
+        full: false,
+    };
+    let mut nodes = 0usize;
+    // Iterative pre/post-order walk over first-child / next-sibling / parent links.
+    let Some(mut node) = document.first_child() else {
+        return Ok(s.page);
+    };
+    'walk: loop {
+        nodes += 1;
+        if nodes > limits.max_nodes {
+            return Err(Error::TooLarge(format!(
+                "more than {} DOM nodes",
+                limits.max_nodes
+            )));
+        }
+        let descend = match node.data() {
+            NodeData::Element(el) => s.enter(el),
+            NodeData::Text(t) => {
+                s.text(&t.borrow());
+                false
+            }
+            _ => false,
+        };
+        if descend {
+            if let Some(child) = node.first_child() {
+                node = child;
+                continue;
+            }
+        }
+        loop {
+            if let NodeData::Element(el) = node.data() {
+                s.leave(el);
+            }
+            if let Some(next) = node.next_sibling() {
+                node = next;
+                continue 'walk;
+            }
+            match node.parent() {
+                Some(parent) if !matches!(parent.data(), NodeData::Document(_)) => node = parent,
+                _ => break 'walk,
+            }
+        }
+    }
+    s.flush();
+    Ok(s.page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(html: &str) -> Vec<String> {
+        segment(html, SegmentLimits::default())
+            .unwrap()
+            .blocks
+            .into_iter()
+            .map(|b| b.text)
+            .collect()
+    }
+
+    #[test]
+    fn inline_elements_do_not_break_blocks() {
+        assert_eq!(
+            texts("<p>One <b>bold</b> and <a href=x>a link</a>, <span>end</span>.</p>"),
+            ["One bold and a link, end."]
+        );
+        assert_eq!(texts("<p>foo<b>bar</b> baz</p>"), ["foobar baz"]);
+    }
+
+    #[test]
+    fn block_elements_and_br_break_blocks() {
+        assert_eq!(
+            texts("<div>before <p>para</p> after<br>next line</div><ul><li>one<li>two</ul>"),
+            ["before", "para", "after", "next line", "one", "two"]
+        );
+    }
+
+    #[test]
+    fn skipped_elements_and_title() {
+        let page = segment(
+            "<html><head><title>  My \n Title </title><style>p{}</style><script>var x=1</script></head>\
+             <body><script>alert(1)</script><noscript>enable js</noscript><p>Kept text</p>\
+             <svg><text>svg text</text></svg><template><p>tpl</p></template>\
+             <select><option>opt</option></select></body></html>",
+            SegmentLimits::default(),
+        )
+        .unwrap();
+        assert_eq!(page.title, "My Title");
+        let t: Vec<_> = page.blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(t, ["Kept text"]);
+    }
+
+    #[test]
+    fn blocks_without_words_are_dropped() {
+        assert_eq!(texts("<p> | </p><p>— · —</p><p>ok 1</p>"), ["ok 1"]);
+    }
+
+    #[test]
+    fn anchor_spans_cover_link_text() {
+        let page = segment(
+            "<p>Read <a href=a>the <b>full</b> story</a> now <a href=b>here</a></p>",
+            SegmentLimits::default(),
+        )
+        .unwrap();
+        let b = &page.blocks[0];
+        assert_eq!(b.text, "Read the full story now here");
+        let spans: Vec<&str> = b
+            .anchor_spans
+            .iter()
+            .map(|&(s, e)| &b.text[s as usize..e as usize])
+            .collect();
+        assert_eq!(spans, ["the full story", "here"]);
+    }
+
+    #[test]
+    fn context_of_blocks() {
+        let page = segment(
+            "<body><nav class='main-menu'><ul><li><a href=/>Home</a></li></ul></nav>\
+             <article><div class='entry-content'><h2>Head</h2><p>Body <i>text</i></p></div></article>\
+             <footer id=site-footer><p hidden>Gone</p></footer></body>",
+            SegmentLimits::default(),
+        )
+        .unwrap();
+        let tags: Vec<&str> = page.blocks.iter().map(|b| page.tag_of(b)).collect();
+        assert_eq!(tags, ["li", "h2", "p", "p"]);
+        let f: Vec<u32> = page
+            .blocks
+            .iter()
+            .map(|b| page.element_of(b).flags)
+            .collect();
+        assert_ne!(f[0] & ctx::NAV, 0);
+        assert_ne!(f[0] & ctx::LIST, 0);
+        assert_ne!(f[0] & ctx::V_NAV, 0);
+        assert_eq!(f[1] & ctx::NAV, 0);
+        assert_ne!(f[2] & ctx::ARTICLE, 0);
+        assert_ne!(f[2] & ctx::V_ARTICLE, 0);
+        assert_ne!(f[2] & ctx::V_CONTENT, 0);
+        assert_ne!(f[3] & ctx::FOOTER, 0);
+        assert_ne!(f[3] & ctx::V_FOOTER, 0);
+        assert_ne!(f[3] & ctx::HIDDEN, 0);
+        assert_eq!(page.blocks[2].inline_tags, 1);
+        let ancestors: Vec<&str> = page
+            .ancestors(page.blocks[2].element)
+            .map(|e| &*e.tag)
+            .collect();
+        assert_eq!(ancestors, ["p", "div", "article", "body", "html"]);
+        assert!(page.contains(page.blocks[1].element - 2, page.blocks[2].element));
+    }
+
+    #[test]
+    fn short_vocabulary_words_match_whole_tokens_only() {
+        assert_eq!(vocab_flags("ad-slot") & ctx::V_AD, ctx::V_AD);
+        assert_eq!(vocab_flags("shadow loading") & ctx::V_AD, 0);
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let depth = 100_000;
+        let mut html = String::with_capacity(depth * 12);
+        for _ in 0..depth {
+            html.push_str("<div>");
+        }
+        html.push_str("deep text");
+        for _ in 0..depth {
+            html.push_str("</div>");
+        }
+        let page = segment(&html, SegmentLimits::default()).unwrap();
+        assert_eq!(page.blocks.len(), 1);
+        assert_eq!(page.blocks[0].text, "deep text");
+    }
+
+    #[test]
+    fn deep_inline_nesting_keeps_its_text() {
+        let html = format!(
+            "{}inner words{}",
+            "<b><span>".repeat(60_000),
+            "</span></b>".repeat(60_000)
+        );
+        let page = segment(&html, SegmentLimits::default()).unwrap();
+        assert_eq!(page.blocks.len(), 1);
+        assert_eq!(page.blocks[0].text, "inner words");
+        let depth = page.elements[page.blocks[0].element as usize].depth as usize;
+        assert!(depth <= MAX_NESTING + 4, "depth {depth}");
+    }
+
+    #[test]
+    fn flattening_touches_only_deep_tags() {
+        let html = "<div><div><div>x</div></div></div><!-- <div><div><div> --><p>y";
+        assert!(matches!(flatten_deep_nesting(html, 3), Cow::Borrowed(_)));
+        assert_eq!(
+            flatten_deep_nesting(html, 2),
+            "<div><div>x</div></div><!-- <div><div><div> --><p>y"
+        );
+    }
+
+    #[test]
+    fn node_limit_is_enforced() {
+        let html = "<p>a</p>".repeat(100);
+        let limits = SegmentLimits {
+            max_nodes: 50,
+            ..SegmentLimits::default()
+        };
+        assert!(matches!(segment(&html, limits), Err(Error::TooLarge(_))));
+    }
+}

@@ -1,0 +1,43 @@
+//! Typed errors of the library. The CLI turns each into one line on stderr.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in textsift, per input or per model.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file or directory could not be read.
+    #[error("cannot read: {source}")]
+    Io {
+        /// The path that failed.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A gzip stream was corrupt or cut short.
+    #[error("bad gzip data: {0}")]
+    Gzip(String),
+    /// The input has no bytes, or only whitespace.
+    #[error("empty input")]
+    Empty,
+    /// The input is not HTML or text (an image, a PDF, NUL-heavy bytes...).
+    #[error("not an HTML page: {0}")]
+    NotHtml(String),
+    /// The input is over a configured limit.
+    #[error("too large: {0}")]
+    TooLarge(String),
+    /// A model file was refused.
+    #[error("model refused: {0}")]
+    Model(String),
+    /// A setting or a training recipe was invalid.
+    #[error("invalid setting: {0}")]
+    Config(String),
+    /// Annotations or block records could not be read.
+    #[error("bad annotation: {0}")]
+    Annotation(String),
+    /// Training failed.
+    #[error("training failed: {0}")]
+    Training(String),
+}
+
+/// Result type of the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

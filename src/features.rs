@@ -1,0 +1,631 @@
+//! Blocks to numbers: the fixed, named feature schema.
+//!
+//! Every feature is listed once in [`SCHEMA`] with its definition and range; the model file
+//! stores [`schema_hash`] so that a model trained on another schema is refused.
+//! `training/FEATURES.md` is generated from the same table (`textsift features`).
+
+use crate::blocks::{ctx, Block, Page};
+use regex::Regex;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::OnceLock;
+
+/// One feature of the schema.
+#[derive(Debug, Clone, Copy)]
+pub struct FeatureDef {
+    /// Stable name, used in JSON output and model metadata.
+    pub name: &'static str,
+    /// What it measures.
+    pub definition: &'static str,
+    /// Range of values.
+    pub range: &'static str,
+}
+
+macro_rules! schema {
+    ($( $id:ident = $name:literal, $range:literal, $def:literal; )*) => {
+        /// Column index of each feature.
+        #[allow(non_camel_case_types, missing_docs)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[repr(usize)]
+        pub enum F { $( $id, )* }
+        /// The feature schema, in column order.
+        pub const SCHEMA: &[FeatureDef] = &[
+            $( FeatureDef { name: $name, definition: $def, range: $range }, )*
+        ];
+    };
+}
+
+schema! {
+    Words = "words", "0…", "Number of words (whitespace tokens with a letter or digit).";
+    AnchorWords = "anchor_words", "0…", "Words inside `<a>` elements.";
+    LinkDensity = "link_density", "0–1", "anchor_words / words.";
+    TextDensity = "text_density", "0…", "Boilerpipe text density: words in the full lines of the text wrapped at 80 columns / number of those lines (the last partial line is left out unless it is the only line).";
+    AvgWordLen = "avg_word_len", "0…", "Mean length of words in characters.";
+    Sentences = "sentences", "0…", "Number of sentence ends (a word ending in . ! ? … or 。！？).";
+    AvgSentenceLen = "avg_sentence_len", "0…", "words / max(1, sentences).";
+    UpperRatio = "upper_ratio", "0–1", "Share of words starting with an upper-case letter.";
+    AllCapsRatio = "allcaps_ratio", "0–1", "Share of words of two or more letters that are all upper-case.";
+    DigitRatio = "digit_ratio", "0–1", "Share of words made mostly of digits.";
+    DateTokens = "date_tokens", "0…", "Number of date and time expressions (2024-05-01, 1/5/24, 10:30 pm, May 1, 2024, 1 May 2024, 3 days ago).";
+    SeparatorRatio = "separator_ratio", "0–1", "Share of tokens that are separators such as | · • » / –.";
+    EndsWithPunct = "ends_with_punct", "0/1", "The text ends with sentence punctuation.";
+    Chars = "chars", "0…", "Length of the text in characters.";
+    Position = "position", "0…", "Index of the block in the page.";
+    RelPosition = "rel_position", "0–1", "index / (blocks − 1).";
+    RelWordOffset = "rel_word_offset", "0–1", "Words before the block / words in the page.";
+    TagH1 = "tag_h1", "0/1", "Nearest block element is h1 (one-hot over the tag_* features).";
+    TagH2 = "tag_h2", "0/1", "… h2.";
+    TagH3 = "tag_h3", "0/1", "… h3.";
+    TagH4to6 = "tag_h4_h6", "0/1", "… h4, h5 or h6.";
+    TagP = "tag_p", "0/1", "… p.";
+    TagLi = "tag_li", "0/1", "… li, dt or dd.";
+    TagTd = "tag_td", "0/1", "… td or th.";
+    TagAOnly = "tag_a_only", "0/1", "All words of the block are link text (takes precedence over the tag, except headings).";
+    TagDiv = "tag_div", "0/1", "… div or section.";
+    TagPre = "tag_pre", "0/1", "… pre.";
+    TagBlockquote = "tag_blockquote", "0/1", "… blockquote.";
+    TagOther = "tag_other", "0/1", "Any other block element (td, figcaption, button, body…).";
+    PrevWords = "prev_words", "0…", "words of the previous block (0 at the start).";
+    PrevLinkDensity = "prev_link_density", "0–1", "link_density of the previous block.";
+    PrevTextDensity = "prev_text_density", "0…", "text_density of the previous block.";
+    NextWords = "next_words", "0…", "words of the next block (0 at the end).";
+    NextLinkDensity = "next_link_density", "0–1", "link_density of the next block.";
+    NextTextDensity = "next_text_density", "0…", "text_density of the next block.";
+    Prev2Words = "prev2_words", "0…", "words of the block two before.";
+    Next2Words = "next2_words", "0…", "words of the block two after.";
+    PrevHeading = "prev_is_heading", "0/1", "The previous block is an h1–h6.";
+    WindowWords = "window_words", "0…", "Words in the blocks from 3 before to 3 after, this one included.";
+    WindowLinkDensity = "window_link_density", "0–1", "Link density of that window.";
+    InArticle = "in_article", "0/1", "An ancestor is `<article>` or role=article.";
+    InMain = "in_main", "0/1", "An ancestor is `<main>` or role=main.";
+    InNav = "in_nav", "0/1", "An ancestor is `<nav>`, `<menu>` or role=navigation.";
+    InAside = "in_aside", "0/1", "An ancestor is `<aside>` or role=complementary.";
+    InHeader = "in_header", "0/1", "An ancestor is `<header>` or role=banner.";
+    InFooter = "in_footer", "0/1", "An ancestor is `<footer>` or role=contentinfo.";
+    InForm = "in_form", "0/1", "An ancestor is `<form>` or role=search.";
+    InFigure = "in_figure", "0/1", "An ancestor is `<figure>`.";
+    InTable = "in_table", "0/1", "An ancestor is `<table>`.";
+    InList = "in_list", "0/1", "An ancestor is `<ul>`, `<ol>` or `<dl>`.";
+    InBlockquote = "in_blockquote", "0/1", "An ancestor is `<blockquote>`.";
+    InAnchor = "in_anchor", "0/1", "The block lies inside an `<a>`.";
+    Hidden = "hidden", "0/1", "An ancestor is hidden (hidden, aria-hidden, display:none, a hiding class).";
+    InButton = "in_button", "0/1", "An ancestor is a `<button>` or role=button.";
+    VNav = "cls_nav", "0/1", "An ancestor's class/id/role/itemprop contains nav, menu, breadcrumb, pagination, pager, toolbar.";
+    VFooter = "cls_footer", "0/1", "… footer, copyright, colophon.";
+    VSidebar = "cls_sidebar", "0/1", "… sidebar, widget.";
+    VComment = "cls_comment", "0/1", "… comment, disqus, reply.";
+    VShare = "cls_share", "0/1", "… share, social.";
+    VRelated = "cls_related", "0/1", "… related, recommend, popular, trending.";
+    VOverlay = "cls_overlay", "0/1", "… cookie, consent, gdpr, banner, popup, modal, newsletter, subscribe, role=dialog.";
+    VAd = "cls_ad", "0/1", "… advert, sponsor, promo, adsense, or the whole token ad/ads.";
+    VHeader = "cls_header", "0/1", "… header, masthead.";
+    VMeta = "cls_meta", "0/1", "… byline, author, date, meta, tags, categor(y/ies).";
+    VArticle = "cls_article", "0/1", "… article, post, entry, story, blog.";
+    VContent = "cls_content", "0/1", "… content, main, body, text, prose, markdown.";
+    VProduct = "cls_product", "0/1", "… product, description, detail, spec.";
+    NearestGood = "nearest_cls_good", "0/1", "The nearest ancestor whose class/id matched a vocabulary matched a content word.";
+    NearestBoiler = "nearest_cls_boiler", "0/1", "The nearest ancestor whose class/id matched a vocabulary matched a boilerplate word.";
+    Depth = "depth", "1…", "DOM depth of the block's element.";
+    RelDepth = "rel_depth", "0–1", "depth / the deepest block element of the page.";
+    TextToTag = "text_to_tag", "0…", "words / (1 + inline elements inside the block).";
+    WordShare = "word_share", "0–1", "words / words in the page.";
+    LinkDensityRel = "link_density_rel", "−1–1", "link_density − the page's link density (anchor words / words over all blocks).";
+    InTopContainer = "in_top_container", "0/1", "The block lies inside the page's best text container (the element that collects the most non-link words of its child and grandchild blocks, as in Readability).";
+    TopContainerShare = "top_container_share", "0–1", "Share of the page's words inside that container (same value for all blocks of a page).";
+    DistLongest = "dist_longest", "0–1", "|index − index of the longest block| / blocks.";
+    TitleOverlap = "title_overlap", "0–1", "Share of the block's first 40 words (lower-cased, punctuation trimmed) that occur in the title.";
+    DupCount = "dup_count", "0…", "Number of other blocks of the page with the same text.";
+    PageBlocks = "page_blocks", "0…", "Blocks in the page.";
+    PageWords = "page_words", "0…", "Words in the page.";
+}
+
+/// Number of features per block.
+pub const N_FEATURES: usize = SCHEMA.len();
+
+/// Hash of the schema (names and order, plus a version that changes when a definition changes).
+/// A model file records it; a model whose hash differs is refused.
+pub fn schema_hash() -> u64 {
+    const DEFINITIONS_VERSION: &str = "textsift-features-1";
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(DEFINITIONS_VERSION.as_bytes());
+    for f in SCHEMA {
+        eat(b"\n");
+        eat(f.name.as_bytes());
+    }
+    h
+}
+
+/// Features of all blocks of a page, row-major: `N_FEATURES` values per block.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FeatureMatrix {
+    /// Row-major values.
+    pub data: Vec<f32>,
+}
+
+impl FeatureMatrix {
+    /// Number of rows (blocks).
+    pub fn rows(&self) -> usize {
+        self.data.len() / N_FEATURES
+    }
+
+    /// The features of one block.
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.data[i * N_FEATURES..(i + 1) * N_FEATURES]
+    }
+
+    /// One feature of one block.
+    pub fn get(&self, i: usize, f: F) -> f32 {
+        self.data[i * N_FEATURES + f as usize]
+    }
+
+    fn set(&mut self, i: usize, f: F, v: f32) {
+        self.data[i * N_FEATURES + f as usize] = v;
+    }
+}
+
+/// Text statistics of one block: the Boilerpipe part of the features.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TextStats {
+    /// Words.
+    pub words: u32,
+    /// Words inside `<a>`.
+    pub anchor_words: u32,
+    /// Boilerpipe text density at 80 columns.
+    pub text_density: f32,
+    /// Characters in words.
+    pub word_chars: u32,
+    /// Sentence ends.
+    pub sentences: u32,
+    /// Words starting upper-case.
+    pub upper: u32,
+    /// All-caps words of two or more letters.
+    pub all_caps: u32,
+    /// Words made mostly of digits.
+    pub digit_words: u32,
+    /// Separator tokens.
+    pub separators: u32,
+    /// All whitespace tokens.
+    pub tokens: u32,
+    /// Date and time expressions.
+    pub dates: u32,
+}
+
+impl TextStats {
+    /// anchor_words / words (0 for no words).
+    pub fn link_density(&self) -> f32 {
+        ratio(self.anchor_words, self.words)
+    }
+}
+
+fn ratio(a: u32, b: u32) -> f32 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f32 / b as f32
+    }
+}
+
+fn date_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        let month = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?";
+        let b = r"(?-u:\b)";
+        Regex::new(&format!(
+            r"(?i){b}(?:[0-9]{{4}}-[0-9]{{1,2}}-[0-9]{{1,2}}|[0-9]{{1,2}}[./-][0-9]{{1,2}}[./-][0-9]{{2,4}}|[0-9]{{1,2}}:[0-9]{{2}}(?::[0-9]{{2}})?(?:\s?[ap]\.?m\.?)?|{month}\s+[0-9]{{1,2}}(?:st|nd|rd|th)?,?\s+[0-9]{{4}}|[0-9]{{1,2}}(?:st|nd|rd|th)?\s+{month}\s+[0-9]{{4}}|[0-9]+\s+(?:second|minute|hour|day|week|month|year)s?\s+ago){b}"
+        ))
+        .expect("valid date regex")
+    })
+}
+
+/// Compute the text statistics of a block (one pass over its tokens).
+pub fn text_stats(block: &Block) -> TextStats {
+    const MAX_LINE: i64 = 80;
+    let mut s = TextStats::default();
+    let mut spans = block.anchor_spans.iter().peekable();
+    let mut wrapped_lines = 0u32;
+    let mut line_len: i64 = -1; // the first token of a line has no leading space
+    let mut words_in_line = 0u32;
+    let base = block.text.as_ptr() as usize;
+    for token in block.text.split(' ') {
+        s.tokens += 1;
+        let offset = (token.as_ptr() as usize - base) as u32;
+        let char_len = if token.is_ascii() {
+            token.len()
+        } else {
+            token.chars().count()
+        } as i64;
+        let is_word = if token.is_ascii() {
+            token.bytes().any(|b| b.is_ascii_alphanumeric())
+        } else {
+            token.chars().any(char::is_alphanumeric)
+        };
+        if is_word {
+            s.words += 1;
+            words_in_line += 1;
+            while spans.peek().is_some_and(|&&(_, end)| end <= offset) {
+                spans.next();
+            }
+            if spans.peek().is_some_and(|&&(start, _)| start <= offset) {
+                s.anchor_words += 1;
+            }
+            s.word_chars += char_len as u32;
+            let (mut first_upper, mut letters, mut upper, mut digits, mut alnum) =
+                (None, 0u32, 0u32, 0u32, 0u32);
+            if token.is_ascii() {
+                for b in token.bytes() {
+                    if b.is_ascii_alphabetic() {
+                        letters += 1;
+                        upper += u32::from(b.is_ascii_uppercase());
+                    }
+                    if b.is_ascii_alphanumeric() {
+                        first_upper.get_or_insert(b.is_ascii_uppercase());
+                        alnum += 1;
+                        digits += u32::from(b.is_ascii_digit());
+                    }
+                }
+            } else {
+                for c in token.chars() {
+                    if c.is_alphabetic() {
+                        letters += 1;
+                        upper += u32::from(c.is_uppercase());
+                    }
+                    if c.is_alphanumeric() {
+                        first_upper.get_or_insert(c.is_uppercase());
+                        alnum += 1;
+                        digits += u32::from(c.is_numeric());
+                    }
+                }
+            }
+            s.upper += u32::from(first_upper == Some(true));
+            if letters >= 2 && upper == letters {
+                s.all_caps += 1;
+            }
+            if digits * 2 > alnum {
+                s.digit_words += 1;
+            }
+            if token.ends_with(['.', '!', '?', '…', '。', '！', '？']) {
+                s.sentences += 1;
+            }
+        } else if token.chars().count() <= 2
+            && token.chars().all(|c| {
+                matches!(
+                    c,
+                    '|' | '·'
+                        | '•'
+                        | '»'
+                        | '«'
+                        | '/'
+                        | '–'
+                        | '—'
+                        | '-'
+                        | '>'
+                        | '›'
+                        | '‹'
+                        | '<'
+                        | ':'
+                        | ','
+                )
+            })
+        {
+            s.separators += 1;
+        }
+        line_len += char_len + 1;
+        if line_len > MAX_LINE {
+            wrapped_lines += 1;
+            line_len = char_len;
+            words_in_line = u32::from(is_word);
+        }
+    }
+    let (dense_words, lines) = if wrapped_lines == 0 {
+        (s.words, 1)
+    } else {
+        (s.words - words_in_line, wrapped_lines)
+    };
+    s.text_density = dense_words as f32 / lines as f32;
+    if block.text.bytes().any(|b| b.is_ascii_digit()) {
+        s.dates = date_regex().find_iter(&block.text).count() as u32;
+    }
+    s
+}
+
+fn tag_feature(tag: &str) -> F {
+    match tag {
+        "h1" => F::TagH1,
+        "h2" => F::TagH2,
+        "h3" => F::TagH3,
+        "h4" | "h5" | "h6" => F::TagH4to6,
+        "p" => F::TagP,
+        "li" | "dt" | "dd" => F::TagLi,
+        "td" | "th" => F::TagTd,
+        "div" | "section" => F::TagDiv,
+        "pre" => F::TagPre,
+        "blockquote" => F::TagBlockquote,
+        _ => F::TagOther,
+    }
+}
+
+fn is_heading(f: F) -> bool {
+    matches!(f, F::TagH1 | F::TagH2 | F::TagH3 | F::TagH4to6)
+}
+
+const FLAG_FEATURES: &[(u32, F)] = &[
+    (ctx::ARTICLE, F::InArticle),
+    (ctx::MAIN, F::InMain),
+    (ctx::NAV, F::InNav),
+    (ctx::ASIDE, F::InAside),
+    (ctx::HEADER, F::InHeader),
+    (ctx::FOOTER, F::InFooter),
+    (ctx::FORM, F::InForm),
+    (ctx::FIGURE, F::InFigure),
+    (ctx::TABLE, F::InTable),
+    (ctx::LIST, F::InList),
+    (ctx::BLOCKQUOTE, F::InBlockquote),
+    (ctx::ANCHOR, F::InAnchor),
+    (ctx::HIDDEN, F::Hidden),
+    (ctx::BUTTON, F::InButton),
+    (ctx::V_NAV, F::VNav),
+    (ctx::V_FOOTER, F::VFooter),
+    (ctx::V_SIDEBAR, F::VSidebar),
+    (ctx::V_COMMENT, F::VComment),
+    (ctx::V_SHARE, F::VShare),
+    (ctx::V_RELATED, F::VRelated),
+    (ctx::V_OVERLAY, F::VOverlay),
+    (ctx::V_AD, F::VAd),
+    (ctx::V_HEADER, F::VHeader),
+    (ctx::V_META, F::VMeta),
+    (ctx::V_ARTICLE, F::VArticle),
+    (ctx::V_CONTENT, F::VContent),
+    (ctx::V_PRODUCT, F::VProduct),
+];
+
+/// The element that collects the most non-link words of the blocks directly under it and one
+/// level further down (Readability's top candidate), if any block has words.
+fn top_container(page: &Page, stats: &[TextStats]) -> Option<u32> {
+    let mut score = vec![0f32; page.elements.len()];
+    for (b, s) in page.blocks.iter().zip(stats) {
+        let plain = (s.words - s.anchor_words.min(s.words)) as f32;
+        if let Some(p) = page.element_of(b).parent {
+            score[p as usize] += plain;
+            if let Some(gp) = page.elements[p as usize].parent {
+                score[gp as usize] += plain / 2.0;
+            }
+        }
+    }
+    // Ties go to the earliest element.
+    let (best, value) =
+        score.iter().enumerate().fold(
+            (0, 0f32),
+            |acc, (i, &v)| if v > acc.1 { (i, v) } else { acc },
+        );
+    (value > 0.0).then_some(best as u32)
+}
+
+/// Compute the features of every block of a page.
+pub fn compute(page: &Page) -> FeatureMatrix {
+    let n = page.blocks.len();
+    let mut m = FeatureMatrix {
+        data: vec![0.0; n * N_FEATURES],
+    };
+    if n == 0 {
+        return m;
+    }
+    let stats: Vec<TextStats> = page.blocks.iter().map(text_stats).collect();
+    let total_words: u32 = stats.iter().map(|s| s.words).sum();
+    let total_anchor: u32 = stats.iter().map(|s| s.anchor_words).sum();
+    let page_ld = ratio(total_anchor, total_words);
+    let max_depth = page
+        .blocks
+        .iter()
+        .map(|b| page.element_of(b).depth)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let longest = stats
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.words.cmp(&b.1.words).then(b.0.cmp(&a.0)))
+        .map_or(0, |(i, _)| i);
+    let top = top_container(page, &stats);
+    let top_words: u32 = match top {
+        Some(t) => page
+            .blocks
+            .iter()
+            .zip(&stats)
+            .filter(|(b, _)| page.contains(t, b.element))
+            .map(|(_, s)| s.words)
+            .sum(),
+        None => 0,
+    };
+    let title_words: FxHashSet<String> = page
+        .title
+        .split_whitespace()
+        .map(|w| {
+            let mut n = String::new();
+            normalize_word(w, &mut n);
+            n
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut word_buf = String::new();
+    let mut text_counts: FxHashMap<&str, u32> = FxHashMap::default();
+    for b in &page.blocks {
+        *text_counts.entry(b.text.as_str()).or_default() += 1;
+    }
+    // Prefix sums of words and anchor words for the window features.
+    let mut prefix = vec![(0u32, 0u32); n + 1];
+    for (i, s) in stats.iter().enumerate() {
+        prefix[i + 1] = (prefix[i].0 + s.words, prefix[i].1 + s.anchor_words);
+    }
+    let tags: Vec<F> = page
+        .blocks
+        .iter()
+        .zip(&stats)
+        .map(|(b, s)| {
+            let t = tag_feature(page.tag_of(b));
+            if s.words > 0 && s.anchor_words == s.words && !is_heading(t) {
+                F::TagAOnly
+            } else {
+                t
+            }
+        })
+        .collect();
+
+    let mut words_before = 0u32;
+    for (i, (block, s)) in page.blocks.iter().zip(&stats).enumerate() {
+        let element = page.element_of(block);
+        let ld = s.link_density();
+        let set = |m: &mut FeatureMatrix, f: F, v: f32| m.set(i, f, v);
+        set(&mut m, F::Words, s.words as f32);
+        set(&mut m, F::AnchorWords, s.anchor_words as f32);
+        set(&mut m, F::LinkDensity, ld);
+        set(&mut m, F::TextDensity, s.text_density);
+        set(&mut m, F::AvgWordLen, ratio(s.word_chars, s.words));
+        set(&mut m, F::Sentences, s.sentences as f32);
+        set(
+            &mut m,
+            F::AvgSentenceLen,
+            s.words as f32 / s.sentences.max(1) as f32,
+        );
+        set(&mut m, F::UpperRatio, ratio(s.upper, s.words));
+        set(&mut m, F::AllCapsRatio, ratio(s.all_caps, s.words));
+        set(&mut m, F::DigitRatio, ratio(s.digit_words, s.words));
+        set(&mut m, F::DateTokens, s.dates as f32);
+        set(&mut m, F::SeparatorRatio, ratio(s.separators, s.tokens));
+        let ends = block
+            .text
+            .ends_with(['.', '!', '?', '…', '。', '！', '？', ':', '"', '”']);
+        set(&mut m, F::EndsWithPunct, f32::from(u8::from(ends)));
+        set(&mut m, F::Chars, block.text.chars().count() as f32);
+        set(&mut m, F::Position, i as f32);
+        set(
+            &mut m,
+            F::RelPosition,
+            if n > 1 {
+                i as f32 / (n - 1) as f32
+            } else {
+                0.0
+            },
+        );
+        set(&mut m, F::RelWordOffset, ratio(words_before, total_words));
+        words_before += s.words;
+        set(&mut m, tags[i], 1.0);
+
+        if i > 0 {
+            let p = &stats[i - 1];
+            set(&mut m, F::PrevWords, p.words as f32);
+            set(&mut m, F::PrevLinkDensity, p.link_density());
+            set(&mut m, F::PrevTextDensity, p.text_density);
+            set(
+                &mut m,
+                F::PrevHeading,
+                f32::from(u8::from(is_heading(tags[i - 1]))),
+            );
+        }
+        if i > 1 {
+            set(&mut m, F::Prev2Words, stats[i - 2].words as f32);
+        }
+        if let Some(nx) = stats.get(i + 1) {
+            set(&mut m, F::NextWords, nx.words as f32);
+            set(&mut m, F::NextLinkDensity, nx.link_density());
+            set(&mut m, F::NextTextDensity, nx.text_density);
+        }
+        if let Some(nx) = stats.get(i + 2) {
+            set(&mut m, F::Next2Words, nx.words as f32);
+        }
+        let (lo, hi) = (i.saturating_sub(3), (i + 4).min(n));
+        let (ww, wa) = (prefix[hi].0 - prefix[lo].0, prefix[hi].1 - prefix[lo].1);
+        set(&mut m, F::WindowWords, ww as f32);
+        set(&mut m, F::WindowLinkDensity, ratio(wa, ww));
+
+        for &(bit, f) in FLAG_FEATURES {
+            if element.flags & bit != 0 {
+                set(&mut m, f, 1.0);
+            }
+        }
+        let nearest = element.nearest_vocab;
+        set(
+            &mut m,
+            F::NearestGood,
+            f32::from(u8::from(nearest & ctx::V_GOOD != 0)),
+        );
+        set(
+            &mut m,
+            F::NearestBoiler,
+            f32::from(u8::from(nearest & ctx::V_BOILER != 0)),
+        );
+        set(&mut m, F::Depth, element.depth as f32);
+        set(&mut m, F::RelDepth, element.depth as f32 / max_depth as f32);
+        set(
+            &mut m,
+            F::TextToTag,
+            s.words as f32 / (1 + block.inline_tags) as f32,
+        );
+        set(&mut m, F::WordShare, ratio(s.words, total_words));
+        set(&mut m, F::LinkDensityRel, ld - page_ld);
+        if let Some(t) = top {
+            set(
+                &mut m,
+                F::InTopContainer,
+                f32::from(u8::from(page.contains(t, block.element))),
+            );
+        }
+        set(&mut m, F::TopContainerShare, ratio(top_words, total_words));
+        set(
+            &mut m,
+            F::DistLongest,
+            i.abs_diff(longest) as f32 / n as f32,
+        );
+        if !title_words.is_empty() && s.words > 0 {
+            let (mut hits, mut seen) = (0u32, 0u32);
+            for w in block.text.split(' ').take(TITLE_OVERLAP_WORDS) {
+                normalize_word(w, &mut word_buf);
+                if !word_buf.is_empty() {
+                    seen += 1;
+                    hits += u32::from(title_words.contains(&word_buf));
+                }
+            }
+            set(&mut m, F::TitleOverlap, ratio(hits, seen));
+        }
+        set(
+            &mut m,
+            F::DupCount,
+            (text_counts[block.text.as_str()] - 1) as f32,
+        );
+        set(&mut m, F::PageBlocks, n as f32);
+        set(&mut m, F::PageWords, total_words as f32);
+    }
+    m
+}
+
+/// Only the first words of a block are compared with the title: titles are short, and long
+/// blocks are not headings.
+const TITLE_OVERLAP_WORDS: usize = 40;
+
+/// Lower-case `w` without its leading and trailing punctuation, into `out`.
+fn normalize_word(w: &str, out: &mut String) {
+    out.clear();
+    let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+    if w.is_ascii() {
+        out.push_str(w);
+        out.make_ascii_lowercase();
+    } else {
+        out.extend(w.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// A Markdown table of the schema, for `training/FEATURES.md`.
+pub fn schema_markdown() -> String {
+    let mut out = String::from("| # | name | range | definition |\n|---|---|---|---|\n");
+    for (i, f) in SCHEMA.iter().enumerate() {
+        out.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            i, f.name, f.range, f.definition
+        ));
+    }
+    out
+}

@@ -1,0 +1,190 @@
+//! Bytes to HTML text: binary detection and character-set decoding.
+//!
+//! Order of evidence: a byte-order mark, then a `<meta charset>` or `http-equiv` declaration in the
+//! first bytes, then valid UTF-8, then a statistical detector. Malformed sequences are replaced,
+//! never a failure.
+
+use crate::error::{Error, Result};
+use encoding_rs::Encoding;
+use regex::bytes::Regex;
+use std::sync::OnceLock;
+
+/// How many leading bytes are searched for a charset declaration. The HTML standard says 1024;
+/// real pages often put a long `<head>` first, so look further.
+const SNIFF_BYTES: usize = 8192;
+
+/// A page decoded to UTF-8.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    /// The page text.
+    pub text: String,
+    /// The encoding that was used, by its WHATWG name.
+    pub encoding: &'static str,
+    /// Whether malformed byte sequences were replaced.
+    pub had_errors: bool,
+}
+
+fn meta_charset_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r#"(?i-u)<meta[^>]*?charset\s*=\s*["']?\s*([a-z0-9_:.\-]+)"#)
+            .expect("valid regex")
+    })
+}
+
+/// Decode raw page bytes (already decompressed) to text.
+///
+/// Refuses empty input and bytes that are clearly not text (images, PDFs, archives, NUL-heavy data).
+pub fn decode(bytes: &[u8]) -> Result<Decoded> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(Error::Empty);
+    }
+    if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
+        return Ok(finish(enc, &bytes[bom_len..]));
+    }
+    if let Some(enc) = utf16_without_bom(bytes) {
+        return Ok(finish(enc, bytes));
+    }
+    if let Some(kind) = binary_kind(bytes) {
+        return Err(Error::NotHtml(kind));
+    }
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    if let Some(enc) = meta_charset_regex()
+        .captures(head)
+        .and_then(|c| Encoding::for_label(&c[1]))
+    {
+        // A page that reached us as bytes cannot really be UTF-16 when it declares so in ASCII.
+        let enc = if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+            encoding_rs::UTF_8
+        } else {
+            enc
+        };
+        return Ok(finish(enc, bytes));
+    }
+    if std::str::from_utf8(bytes).is_ok() {
+        return Ok(finish(encoding_rs::UTF_8, bytes));
+    }
+    let mut detector = chardetng::EncodingDetector::new();
+    detector.feed(bytes, true);
+    Ok(finish(detector.guess(None, true), bytes))
+}
+
+fn finish(enc: &'static Encoding, bytes: &[u8]) -> Decoded {
+    let (text, had_errors) = enc.decode_without_bom_handling(bytes);
+    Decoded {
+        text: text.into_owned(),
+        encoding: enc.name(),
+        had_errors,
+    }
+}
+
+/// UTF-16 without a BOM shows as NULs in every other byte of ASCII-range text.
+fn utf16_without_bom(bytes: &[u8]) -> Option<&'static Encoding> {
+    let sample = &bytes[..bytes.len().min(4096) & !1];
+    if sample.len() < 16 {
+        return None;
+    }
+    let pairs = sample.len() / 2;
+    let (mut even_nul, mut odd_nul) = (0usize, 0usize);
+    for pair in sample.chunks_exact(2) {
+        even_nul += usize::from(pair[0] == 0);
+        odd_nul += usize::from(pair[1] == 0);
+    }
+    let mostly = |n: usize| n * 10 >= pairs * 9;
+    let rarely = |n: usize| n * 20 <= pairs;
+    if mostly(odd_nul) && rarely(even_nul) {
+        Some(encoding_rs::UTF_16LE)
+    } else if mostly(even_nul) && rarely(odd_nul) {
+        Some(encoding_rs::UTF_16BE)
+    } else {
+        None
+    }
+}
+
+/// Name the kind of binary data, if the bytes are not text.
+fn binary_kind(bytes: &[u8]) -> Option<String> {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x89PNG", "PNG image"),
+        (b"%PDF", "PDF document"),
+        (b"\xff\xd8\xff", "JPEG image"),
+        (b"GIF8", "GIF image"),
+        (b"PK\x03\x04", "ZIP archive"),
+        (b"\x1f\x8b", "gzip data"),
+        (b"RIFF", "RIFF media"),
+        (b"\x7fELF", "executable"),
+        (b"BZh", "bzip2 data"),
+        (b"\xfd7zXZ", "xz data"),
+        (b"(\xb5/\xfd", "zstd data"),
+        (b"OggS", "Ogg media"),
+        (b"wOFF", "web font"),
+        (b"wOF2", "web font"),
+    ];
+    if let Some((_, name)) = MAGIC.iter().find(|(m, _)| bytes.starts_with(m)) {
+        return Some((*name).to_string());
+    }
+    let sample = &bytes[..bytes.len().min(8192)];
+    let controls = sample
+        .iter()
+        .filter(|&&b| b == 0 || (b < 0x09) || (0x0e..0x1b).contains(&b))
+        .count();
+    // Text has almost no control bytes; a few stray NULs are tolerated and decoded.
+    if controls * 10 > sample.len() {
+        return Some(format!(
+            "{}% control bytes in the first {} bytes",
+            controls * 100 / sample.len(),
+            sample.len()
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_wins_over_meta() {
+        let mut bytes = b"\xef\xbb\xbf".to_vec();
+        bytes.extend_from_slice("<meta charset=\"latin1\"><p>caf\u{e9}</p>".as_bytes());
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "UTF-8");
+        assert!(d.text.contains("caf\u{e9}"));
+    }
+
+    #[test]
+    fn meta_charset_windows_1252() {
+        let bytes = b"<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1252\"></head><p>na\xefve \x93quotes\x94</p>";
+        let d = decode(bytes).unwrap();
+        assert_eq!(d.encoding, "windows-1252");
+        assert!(d.text.contains("na\u{ef}ve \u{201c}quotes\u{201d}"));
+    }
+
+    #[test]
+    fn utf16_bom_and_no_bom() {
+        let page = "<p>Hello UTF-16 world with enough text</p>";
+        let le: Vec<u8> = page.encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+        let mut with_bom = vec![0xff, 0xfe];
+        with_bom.extend_from_slice(&le);
+        assert_eq!(decode(&with_bom).unwrap().text, page);
+        let d = decode(&le).unwrap();
+        assert_eq!((d.encoding, d.text.as_str()), ("UTF-16LE", page));
+        let be: Vec<u8> = page.encode_utf16().flat_map(|u| u.to_be_bytes()).collect();
+        assert_eq!(decode(&be).unwrap().encoding, "UTF-16BE");
+    }
+
+    #[test]
+    fn refuses_binary_and_empty() {
+        assert!(matches!(decode(b""), Err(Error::Empty)));
+        assert!(matches!(decode(b" \n\t "), Err(Error::Empty)));
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert!(matches!(decode(png), Err(Error::NotHtml(k)) if k == "PNG image"));
+        let noise: Vec<u8> = (0..4000u32).map(|i| (i * 7 % 13) as u8).collect();
+        assert!(matches!(decode(&noise), Err(Error::NotHtml(_))));
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_not_refused() {
+        let d = decode(b"<p>ok \xff\xfe\xfd still ok</p> and more text here").unwrap();
+        assert!(d.text.contains("ok"));
+    }
+}

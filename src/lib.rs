@@ -1,0 +1,42 @@
+//! textsift finds the main content of web pages.
+//!
+//! A page is cut into atomic text blocks ([`blocks`]), each block gets shallow text and structure
+//! features ([`features`]), and a model trained offline labels every block content or boilerplate.
+//!
+//! The stages, each in its own module: [`input`] (files, gzip) → [`html`] (bytes to text) →
+//! [`blocks`] (segmentation) → [`features`].
+
+pub mod batch;
+pub mod blocks;
+pub mod error;
+pub mod features;
+pub mod html;
+pub mod input;
+pub mod output;
+
+pub use blocks::{Block, Page, SegmentLimits};
+pub use error::{Error, Result};
+pub use features::FeatureMatrix;
+
+/// A page cut into blocks, with the features of every block.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// Title and blocks.
+    pub page: Page,
+    /// One row of features per block.
+    pub features: FeatureMatrix,
+    /// The character encoding the page was decoded with.
+    pub encoding: &'static str,
+}
+
+/// Decode, segment and compute features for one page given as raw (decompressed) bytes.
+pub fn analyze(bytes: &[u8], limits: SegmentLimits) -> Result<Analysis> {
+    let decoded = html::decode(bytes)?;
+    let page = blocks::segment(&decoded.text, limits)?;
+    let features = features::compute(&page);
+    Ok(Analysis {
+        page,
+        features,
+        encoding: decoded.encoding,
+    })
+}
