@@ -5,8 +5,9 @@
 //!
 //! A block is the run of text between two block boundaries. Inline elements (`a`, `b`, `span`…)
 //! do not break a block; block-level elements (`p`, `div`, `li`, `h1`…, `br`) do. Text inside
-//! `script`, `style`, `noscript`, `template`, `svg`, `math`, `iframe`, `object`, `embed`,
-//! `select`, `textarea` and `head` (except `title`) is skipped.
+//! `script`, `style`, `template`, `svg`, `math`, `iframe`, `object`, `embed`, `select`,
+//! `textarea` and `head` (except `title`) is skipped. The page is parsed as by a client without
+//! scripts, so `noscript` holds markup; its blocks are kept and flagged (see [`ctx::NOSCRIPT`]).
 
 use crate::error::{Error, Result};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
@@ -63,6 +64,9 @@ pub mod ctx {
     pub const HIDDEN: u32 = 1 << 12;
     /// Inside a `<button>` or `role=button`.
     pub const BUTTON: u32 = 1 << 13;
+    /// Inside `<noscript>`: kept, because some sites serve their whole content there for
+    /// clients without scripts, and flagged, because elsewhere it holds "enable JavaScript".
+    pub const NOSCRIPT: u32 = 1 << 14;
     /// Class/id/role/itemprop vocabulary: navigation, menus, breadcrumbs, pagination.
     pub const V_NAV: u32 = 1 << 16;
     /// Vocabulary: footer, copyright.
@@ -183,15 +187,18 @@ enum Kind {
 
 fn kind_of(tag: &str) -> Kind {
     match tag {
-        "script" | "style" | "title" | "noscript" | "template" | "svg" | "math" | "iframe"
-        | "object" | "embed" | "select" | "textarea" | "head" | "canvas" | "video" | "audio"
-        | "datalist" => Kind::Skip,
+        "script" | "style" | "title" | "template" | "svg" | "math" | "iframe" | "object"
+        | "embed" | "select" | "textarea" | "head" | "canvas" | "video" | "audio" | "datalist" => {
+            Kind::Skip
+        }
         "address" | "article" | "aside" | "blockquote" | "body" | "br" | "button" | "caption"
         | "center" | "dd" | "details" | "dialog" | "dir" | "div" | "dl" | "dt" | "fieldset"
         | "figcaption" | "figure" | "footer" | "form" | "frameset" | "h1" | "h2" | "h3" | "h4"
         | "h5" | "h6" | "header" | "hgroup" | "hr" | "html" | "legend" | "li" | "main" | "menu"
         | "nav" | "ol" | "option" | "p" | "pre" | "section" | "summary" | "table" | "tbody"
-        | "td" | "tfoot" | "th" | "thead" | "tr" | "ul" | "input" | "img" => Kind::Block,
+        | "td" | "tfoot" | "th" | "thead" | "tr" | "ul" | "input" | "img" | "noscript" => {
+            Kind::Block
+        }
         _ => Kind::Inline,
     }
 }
@@ -301,6 +308,7 @@ fn tag_flags(tag: &str) -> u32 {
         "blockquote" => ctx::BLOCKQUOTE,
         "a" => ctx::ANCHOR,
         "button" => ctx::BUTTON,
+        "noscript" => ctx::NOSCRIPT,
         _ => 0,
     }
 }
@@ -762,7 +770,9 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
 /// Parse an HTML document and cut it into blocks.
 pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
     let html = flatten_deep_nesting(html, MAX_NESTING);
-    let sink = kuchikiki::parse_html().one(&*html);
+    let mut opts = kuchikiki::ParseOpts::default();
+    opts.tree_builder.scripting_enabled = false;
+    let sink = kuchikiki::parse_html_with_options(opts).one(&*html);
     segment_dom(&sink.document_node, limits)
 }
 
@@ -858,7 +868,7 @@ mod tests {
     fn skipped_elements_and_title() {
         let page = segment(
             "<html><head><title>  My \n Title </title><style>p{}</style><script>var x=1</script></head>\
-             <body><script>alert(1)</script><noscript>enable js</noscript><p>Kept text</p>\
+             <body><script>alert(1)</script><p>Kept text</p>\
              <svg><text>svg text</text></svg><template><p>tpl</p></template>\
              <select><option>opt</option></select></body></html>",
             SegmentLimits::default(),

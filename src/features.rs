@@ -89,6 +89,7 @@ schema! {
     InAnchor = "in_anchor", "0/1", "The block lies inside an `<a>`.";
     Hidden = "hidden", "0/1", "An ancestor is hidden (hidden, aria-hidden, display:none, a hiding class).";
     InButton = "in_button", "0/1", "An ancestor is a `<button>` or role=button.";
+    InNoscript = "in_noscript", "0/1", "An ancestor is `<noscript>` (parsed as markup, as by a client without scripts).";
     VNav = "cls_nav", "0/1", "An ancestor's class/id/role/itemprop contains nav, menu, breadcrumb, pagination, pager, toolbar.";
     VFooter = "cls_footer", "0/1", "… footer, copyright, colophon.";
     VSidebar = "cls_sidebar", "0/1", "… sidebar, widget.";
@@ -368,6 +369,7 @@ const FLAG_FEATURES: &[(u32, F)] = &[
     (ctx::ANCHOR, F::InAnchor),
     (ctx::HIDDEN, F::Hidden),
     (ctx::BUTTON, F::InButton),
+    (ctx::NOSCRIPT, F::InNoscript),
     (ctx::V_NAV, F::VNav),
     (ctx::V_FOOTER, F::VFooter),
     (ctx::V_SIDEBAR, F::VSidebar),

@@ -4,15 +4,24 @@
 //! features ([`features`]), and a model trained offline labels every block content or boilerplate.
 //!
 //! The stages, each in its own module: [`input`] (files, gzip) → [`html`] (bytes to text) →
-//! [`blocks`] (segmentation) → [`features`].
+//! [`blocks`] (segmentation) → [`features`] → [`model`] (scores) → [`decode`] (labels) →
+//! [`output`]. Beside them: [`annotate`] (annotations to block labels), [`train`], [`eval`].
 
+pub mod align;
+pub mod annotate;
 pub mod batch;
 pub mod blocks;
+pub mod decode;
 pub mod error;
+pub mod eval;
 pub mod features;
+pub mod forest;
 pub mod html;
 pub mod input;
+pub mod model;
 pub mod output;
+pub mod serial;
+pub mod train;
 
 pub use blocks::{Block, Page, SegmentLimits};
 pub use error::{Error, Result};

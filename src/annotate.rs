@@ -1,0 +1,391 @@
+//! Annotations in, labelled blocks out.
+//!
+//! Three formats are read:
+//! 1. a WCXB-style folder, `html/ID.html[.gz]` with `ground-truth/ID.json`
+//!    (`ground_truth.main_content`, `url`, `_internal.page_type.primary`);
+//! 2. a JSON Lines manifest, one page per line:
+//!    `{"id", "html" | "html_path", "text", "url"?, "group"?, "page_type"?}`
+//!    (`html_path` is relative to the manifest);
+//! 3. the JSON Lines of `textsift blocks` with a `label` on every block (hand-corrected labels).
+//!
+//! Gold text becomes block labels by aligning the page's word tokens with the gold text's word
+//! tokens in order ([`crate::align`]); a block is content when at least `min_aligned` of its
+//! tokens are aligned.
+
+use crate::align;
+use crate::error::{Error, Result};
+use crate::features::{FeatureMatrix, N_FEATURES};
+use crate::output::BlockRecord;
+use crate::SegmentLimits;
+use rayon::prelude::*;
+use serde::Deserialize;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// One annotated page, ready for training and evaluation.
+#[derive(Debug, Clone)]
+pub struct LabeledPage {
+    /// Page id (file stem, manifest id, or block-record source).
+    pub id: String,
+    /// Group for cross-validation: the site's domain when known, so that no site is in both
+    /// train and test.
+    pub group: String,
+    /// Page type, when the data has one (WCXB: article, forum, product…).
+    pub page_type: Option<String>,
+    /// The gold main text, when the annotation is text (not block labels).
+    pub gold: Option<String>,
+    /// Block texts.
+    pub texts: Vec<String>,
+    /// Block features.
+    pub features: FeatureMatrix,
+    /// Block labels: true for content.
+    pub labels: Vec<bool>,
+    /// Share of each block's word tokens aligned with the gold text (empty without gold text).
+    pub coverage: Vec<f32>,
+}
+
+/// Word tokens of every block, and which of them align with the gold text.
+pub fn aligned_tokens(texts: &[String], gold: &str) -> Vec<(usize, usize)> {
+    let mut page_tokens: Vec<String> = Vec::new();
+    let mut bounds = Vec::with_capacity(texts.len());
+    for t in texts {
+        let start = page_tokens.len();
+        page_tokens.extend(align::tokenize(t));
+        bounds.push((start, page_tokens.len()));
+    }
+    let gold_tokens = align::tokenize(gold);
+    let mask = align::align(&page_tokens, &gold_tokens);
+    bounds
+        .iter()
+        .map(|&(s, e)| (mask[s..e].iter().filter(|&&m| m).count(), e - s))
+        .collect()
+}
+
+/// Share of each block's word tokens that align with the gold text.
+pub fn coverage(texts: &[String], gold: &str) -> Vec<f32> {
+    aligned_tokens(texts, gold)
+        .into_iter()
+        .map(|(hit, n)| if n == 0 { 0.0 } else { hit as f32 / n as f32 })
+        .collect()
+}
+
+/// Labels from coverage: content when at least `min_aligned` of the block's tokens align.
+pub fn labels_from_coverage(coverage: &[f32], min_aligned: f32) -> Vec<bool> {
+    coverage
+        .iter()
+        .map(|&c| c > 0.0 && c >= min_aligned)
+        .collect()
+}
+
+/// Labels from gold text: a block is content when at least `min_aligned` of its word tokens
+/// align with the gold text.
+pub fn labels_from_gold(texts: &[String], gold: &str, min_aligned: f32) -> Vec<bool> {
+    labels_from_coverage(&coverage(texts, gold), min_aligned)
+}
+
+/// The text of the blocks labelled content, one block a line.
+pub fn content_text<'a>(
+    texts: impl IntoIterator<Item = &'a String>,
+    keep: impl IntoIterator<Item = bool>,
+) -> String {
+    let mut out = String::new();
+    for (t, k) in texts.into_iter().zip(keep) {
+        if k {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(t);
+        }
+    }
+    out
+}
+
+/// The host of a URL without a leading `www.`, or `None`.
+pub fn domain_of(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?', '#']).next()?.rsplit('@').next()?;
+    let host = host.split(':').next()?.to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
+    (!host.is_empty()).then_some(host)
+}
+
+/// A page with gold text, before segmentation.
+struct GoldPage {
+    id: String,
+    group: String,
+    page_type: Option<String>,
+    html: HtmlSource,
+    gold: String,
+}
+
+enum HtmlSource {
+    File(PathBuf),
+    Inline(String),
+}
+
+/// Pages read and labelled, and the pages that failed (id, reason).
+pub type Loaded = (Vec<LabeledPage>, Vec<(String, Error)>);
+
+/// Read annotated pages from a path: a WCXB-style folder, a JSON Lines manifest, or block
+/// records. Pages that cannot be read are returned as errors with their id, not dropped silently.
+pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
+    if path.is_dir() {
+        let gold = read_wcxb(path)?;
+        return Ok(label_gold_pages(gold, min_aligned, max_bytes));
+    }
+    let file = std::fs::File::open(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut lines = Vec::new();
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if !line.trim().is_empty() {
+            lines.push((n + 1, line));
+        }
+    }
+    let is_blocks = lines
+        .first()
+        .is_some_and(|(_, l)| l.contains("\"features\""));
+    if is_blocks {
+        Ok((read_block_records(path, &lines)?, Vec::new()))
+    } else {
+        let base = path.parent().unwrap_or(Path::new("."));
+        let gold = read_manifest(path, base, &lines)?;
+        Ok(label_gold_pages(gold, min_aligned, max_bytes))
+    }
+}
+
+fn read_wcxb(dir: &Path) -> Result<Vec<GoldPage>> {
+    let gt_dir = dir.join("ground-truth");
+    let html_dir = dir.join("html");
+    let entries = std::fs::read_dir(&gt_dir).map_err(|source| Error::Io {
+        path: gt_dir.clone(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(Error::Annotation(format!(
+            "{} has no .json ground-truth files",
+            gt_dir.display()
+        )));
+    }
+    #[derive(Deserialize)]
+    struct Gt {
+        #[serde(default)]
+        url: String,
+        #[serde(default)]
+        _internal: Option<serde_json::Value>,
+        ground_truth: Option<GtInner>,
+    }
+    #[derive(Deserialize)]
+    struct GtInner {
+        #[serde(default)]
+        main_content: Option<String>,
+    }
+    let mut pages = Vec::new();
+    for f in files {
+        let id = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let text = std::fs::read_to_string(&f).map_err(|source| Error::Io {
+            path: f.clone(),
+            source,
+        })?;
+        let gt: Gt = serde_json::from_str(&text)
+            .map_err(|e| Error::Annotation(format!("{}: {e}", f.display())))?;
+        let page_type = gt
+            ._internal
+            .as_ref()
+            .and_then(|i| i.get("page_type"))
+            .and_then(|p| p.get("primary").or(Some(p)))
+            .and_then(|p| p.as_str())
+            .map(|p| if p == "category" { "collection" } else { p }.to_string());
+        let html = ["html.gz", "html", "htm"]
+            .iter()
+            .map(|ext| html_dir.join(format!("{id}.{ext}")))
+            .find(|p| p.exists())
+            .unwrap_or_else(|| html_dir.join(format!("{id}.html.gz")));
+        pages.push(GoldPage {
+            group: domain_of(&gt.url).unwrap_or_else(|| id.clone()),
+            id,
+            page_type,
+            html: HtmlSource::File(html),
+            gold: gt
+                .ground_truth
+                .and_then(|g| g.main_content)
+                .unwrap_or_default(),
+        });
+    }
+    Ok(pages)
+}
+
+fn read_manifest(path: &Path, base: &Path, lines: &[(usize, String)]) -> Result<Vec<GoldPage>> {
+    #[derive(Deserialize)]
+    struct Entry {
+        id: Option<serde_json::Value>,
+        html: Option<String>,
+        html_path: Option<String>,
+        text: String,
+        url: Option<String>,
+        group: Option<String>,
+        page_type: Option<String>,
+    }
+    let mut pages = Vec::new();
+    for (n, line) in lines {
+        let e: Entry = serde_json::from_str(line)
+            .map_err(|err| Error::Annotation(format!("{}:{n}: {err}", path.display())))?;
+        let id = match e.id {
+            Some(serde_json::Value::String(s)) => s,
+            Some(v) => v.to_string(),
+            None => n.to_string(),
+        };
+        let html = match (e.html, e.html_path) {
+            (Some(h), _) => HtmlSource::Inline(h),
+            (None, Some(p)) => HtmlSource::File(base.join(p)),
+            (None, None) => {
+                return Err(Error::Annotation(format!(
+                    "{}:{n}: a page needs `html` or `html_path`",
+                    path.display()
+                )))
+            }
+        };
+        let group = e
+            .group
+            .or_else(|| e.url.as_deref().and_then(domain_of))
+            .unwrap_or_else(|| id.clone());
+        pages.push(GoldPage {
+            id,
+            group,
+            page_type: e.page_type,
+            html,
+            gold: e.text,
+        });
+    }
+    Ok(pages)
+}
+
+fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> Loaded {
+    let results: Vec<Result<LabeledPage, (String, Error)>> = pages
+        .into_par_iter()
+        .map(|p| {
+            let bytes = match &p.html {
+                HtmlSource::File(f) => crate::input::read(Some(f), max_bytes),
+                HtmlSource::Inline(h) => Ok(h.as_bytes().to_vec()),
+            };
+            let analysis = bytes
+                .and_then(|b| crate::analyze(&b, SegmentLimits::default()))
+                .map_err(|e| (p.id.clone(), e))?;
+            let texts: Vec<String> = analysis.page.blocks.into_iter().map(|b| b.text).collect();
+            let coverage = coverage(&texts, &p.gold);
+            let labels = labels_from_coverage(&coverage, min_aligned);
+            Ok(LabeledPage {
+                coverage,
+                id: p.id,
+                group: p.group,
+                page_type: p.page_type,
+                gold: Some(p.gold),
+                texts,
+                features: analysis.features,
+                labels,
+            })
+        })
+        .collect();
+    let mut ok = Vec::new();
+    let mut bad = Vec::new();
+    for r in results {
+        match r {
+            Ok(p) => ok.push(p),
+            Err(e) => bad.push(e),
+        }
+    }
+    (ok, bad)
+}
+
+fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<LabeledPage>> {
+    let mut pages: Vec<LabeledPage> = Vec::new();
+    for (n, line) in lines {
+        let rec: BlockRecord = serde_json::from_str(line)
+            .map_err(|e| Error::Annotation(format!("{}:{n}: {e}", path.display())))?;
+        let Some(label) = rec.label else {
+            return Err(Error::Annotation(format!(
+                "{}:{n}: block {} of {} has no `label` (set it to \"content\" or \"boilerplate\")",
+                path.display(),
+                rec.index,
+                rec.source
+            )));
+        };
+        if pages.last().is_none_or(|p| p.id != rec.source) {
+            pages.push(LabeledPage {
+                group: rec.source.clone(),
+                id: rec.source.clone(),
+                page_type: None,
+                gold: None,
+                texts: Vec::new(),
+                features: FeatureMatrix::default(),
+                labels: Vec::new(),
+                coverage: Vec::new(),
+            });
+        }
+        let page = pages.last_mut().expect("pushed above");
+        debug_assert_eq!(rec.features.0.len(), N_FEATURES);
+        page.texts.push(rec.text);
+        page.features.data.extend_from_slice(&rec.features.0);
+        page.labels.push(label.is_content());
+    }
+    if pages.is_empty() {
+        return Err(Error::Annotation(format!(
+            "{} has no blocks",
+            path.display()
+        )));
+    }
+    Ok(pages)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains() {
+        assert_eq!(
+            domain_of("https://www.Example.com:8080/a?b").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(
+            domain_of("http://user@news.site.org#x").as_deref(),
+            Some("news.site.org")
+        );
+        assert_eq!(domain_of(""), None);
+    }
+
+    #[test]
+    fn gold_text_labels_blocks() {
+        let texts: Vec<String> = [
+            "Home News Sport",
+            "The council approved the new budget on Monday.",
+            "It funds three schools and a library.",
+            "Share this article",
+            "Copyright the news",
+        ]
+        .map(String::from)
+        .to_vec();
+        let gold = "The council approved the new budget on Monday.\n\nIt funds three schools and a library.";
+        assert_eq!(
+            labels_from_gold(&texts, gold, 0.5),
+            [false, true, true, false, false]
+        );
+        assert_eq!(
+            content_text(&texts, [false, true, true, false, false]),
+            "The council approved the new budget on Monday.\nIt funds three schools and a library."
+        );
+    }
+}

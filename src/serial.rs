@@ -1,0 +1,226 @@
+//! The model file format: the one place that knows about bincode.
+//!
+//! Layout (all integers little-endian):
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `TEXTSIFT` |
+//! | 4 | format version |
+//! | 8 | feature-schema hash |
+//! | 4 | header length H |
+//! | H | header: bincode (serde, standard config) of the model kind and training metadata |
+//! | 8 | payload length P |
+//! | P | payload: bincode of the model itself |
+//! | 4 | CRC-32 of everything before it |
+//!
+//! Loading checks the magic bytes, the version, the length, the checksum and the schema hash
+//! before decoding anything, so a foreign, truncated, corrupt or stale file is refused with an
+//! error that names the problem.
+
+use crate::error::{Error, Result};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// First bytes of every model file.
+pub const MAGIC: &[u8; 8] = b"TEXTSIFT";
+/// Version of the layout and of the payload types; bumped when either changes.
+pub const FORMAT_VERSION: u32 = 1;
+
+const FIXED: usize = 8 + 4 + 8 + 4 + 8 + 4;
+
+fn config() -> bincode::config::Configuration {
+    bincode::config::standard()
+}
+
+/// Encode a header and a payload into model-file bytes.
+pub fn encode<H: Serialize, P: Serialize>(
+    schema_hash: u64,
+    header: &H,
+    payload: &P,
+) -> Result<Vec<u8>> {
+    let h = bincode::serde::encode_to_vec(header, config())
+        .map_err(|e| Error::Model(format!("cannot encode the header: {e}")))?;
+    let p = bincode::serde::encode_to_vec(payload, config())
+        .map_err(|e| Error::Model(format!("cannot encode the model: {e}")))?;
+    let header_len = u32::try_from(h.len()).map_err(|_| Error::Model("header too large".into()))?;
+    let mut out = Vec::with_capacity(FIXED + h.len() + p.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&schema_hash.to_le_bytes());
+    out.extend_from_slice(&header_len.to_le_bytes());
+    out.extend_from_slice(&h);
+    out.extend_from_slice(&(p.len() as u64).to_le_bytes());
+    out.extend_from_slice(&p);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    Ok(out)
+}
+
+fn le_u32(b: &[u8]) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[..4]);
+    u32::from_le_bytes(a)
+}
+
+fn le_u64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(a)
+}
+
+/// Check the framing of model-file bytes and return (schema hash, header bytes, payload bytes).
+fn frame(bytes: &[u8]) -> Result<(u64, &[u8], &[u8])> {
+    if bytes.len() < 8 || &bytes[..8] != MAGIC {
+        return Err(Error::Model(
+            "not a textsift model file (wrong magic bytes)".into(),
+        ));
+    }
+    if bytes.len() < 12 {
+        return Err(Error::Model("truncated model file".into()));
+    }
+    let version = le_u32(&bytes[8..]);
+    if version != FORMAT_VERSION {
+        return Err(Error::Model(format!(
+            "model file format version {version}, this textsift reads version {FORMAT_VERSION}: retrain the model with this version"
+        )));
+    }
+    if bytes.len() < FIXED {
+        return Err(Error::Model("truncated model file".into()));
+    }
+    let header_len = le_u32(&bytes[20..]) as usize;
+    let payload_at = 24usize.checked_add(header_len);
+    let payload_len = payload_at
+        .filter(|&at| at + 8 <= bytes.len())
+        .map(|at| le_u64(&bytes[at..]));
+    let total = match (payload_at, payload_len) {
+        (Some(at), Some(len)) => usize::try_from(len)
+            .ok()
+            .and_then(|len| (at + 8).checked_add(len))
+            .and_then(|t| t.checked_add(4)),
+        _ => None,
+    };
+    match total {
+        Some(t) if t == bytes.len() => {}
+        Some(t) if t > bytes.len() => {
+            return Err(Error::Model(format!(
+                "truncated model file ({} of {t} bytes)",
+                bytes.len()
+            )))
+        }
+        None => return Err(Error::Model("truncated or corrupt model file".into())),
+        Some(t) => {
+            return Err(Error::Model(format!(
+                "corrupt model file ({} bytes where its lengths say {t})",
+                bytes.len()
+            )))
+        }
+    }
+    let body = &bytes[..bytes.len() - 4];
+    if crc32fast::hash(body) != le_u32(&bytes[bytes.len() - 4..]) {
+        return Err(Error::Model(
+            "corrupt model file (checksum mismatch)".into(),
+        ));
+    }
+    let schema = le_u64(&bytes[12..]);
+    let at = 24 + header_len;
+    Ok((schema, &bytes[24..at], &bytes[at + 8..body.len()]))
+}
+
+/// Decode and check model-file bytes made by [`encode`]. `schema_hash` is the feature schema
+/// of this build: a file made for another schema is refused as stale.
+pub fn decode<H: DeserializeOwned, P: DeserializeOwned>(
+    bytes: &[u8],
+    schema_hash: u64,
+) -> Result<(H, P)> {
+    let (schema, h, p) = frame(bytes)?;
+    if schema != schema_hash {
+        return Err(Error::Model(format!(
+            "stale model: trained on feature schema {schema:016x}, this textsift computes schema {schema_hash:016x}; retrain it"
+        )));
+    }
+    let (header, used) = bincode::serde::decode_from_slice(h, config())
+        .map_err(|e| Error::Model(format!("corrupt model header: {e}")))?;
+    if used != h.len() {
+        return Err(Error::Model("corrupt model header (trailing bytes)".into()));
+    }
+    let (payload, used) = bincode::serde::decode_from_slice(p, config())
+        .map_err(|e| Error::Model(format!("corrupt model payload: {e}")))?;
+    if used != p.len() {
+        return Err(Error::Model(
+            "corrupt model payload (trailing bytes)".into(),
+        ));
+    }
+    Ok((header, payload))
+}
+
+/// Decode only the header, for `textsift model-info`-style inspection.
+pub fn decode_header<H: DeserializeOwned>(bytes: &[u8]) -> Result<(u64, H)> {
+    let (schema, h, _) = frame(bytes)?;
+    let (header, _) = bincode::serde::decode_from_slice(h, config())
+        .map_err(|e| Error::Model(format!("corrupt model header: {e}")))?;
+    Ok((schema, header))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        encode(7, &("forest".to_string(), 3u32), &vec![1.5f32, 2.5, -1.0]).unwrap()
+    }
+
+    #[test]
+    fn round_trip() {
+        let (h, p): ((String, u32), Vec<f32>) = decode(&sample(), 7).unwrap();
+        assert_eq!(h, ("forest".to_string(), 3));
+        assert_eq!(p, vec![1.5, 2.5, -1.0]);
+    }
+
+    fn refusal(bytes: &[u8]) -> String {
+        decode::<(String, u32), Vec<f32>>(bytes, 7)
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn every_corrupted_byte_is_refused() {
+        let good = sample();
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x41;
+            let msg = refusal(&bad);
+            assert!(msg.starts_with("model refused:"), "byte {i}: {msg}");
+        }
+    }
+
+    #[test]
+    fn every_truncation_is_refused() {
+        let good = sample();
+        for len in 0..good.len() {
+            let msg = refusal(&good[..len]);
+            assert!(
+                msg.contains("truncated") || msg.contains("magic") || msg.contains("corrupt"),
+                "len {len}: {msg}"
+            );
+        }
+    }
+
+    #[test]
+    fn specific_problems_are_named() {
+        let good = sample();
+        assert!(refusal(b"<html>not a model</html>").contains("wrong magic"));
+        let mut v2 = good.clone();
+        v2[8..12].copy_from_slice(&2u32.to_le_bytes());
+        assert!(refusal(&v2).contains("format version 2"));
+        let stale = encode(8, &("forest".to_string(), 3u32), &vec![1.0f32]).unwrap();
+        assert!(refusal(&stale).contains("stale model"));
+        assert!(refusal(&good[..good.len() - 1]).contains("truncated"));
+        let mut flipped = good.clone();
+        let mid = good.len() - 8;
+        flipped[mid] ^= 1;
+        assert!(refusal(&flipped).contains("checksum"));
+        let mut longer = good;
+        longer.push(0);
+        assert!(refusal(&longer).contains("corrupt"));
+    }
+}

@@ -1,0 +1,571 @@
+//! Training: a recipe, domain-grouped cross-validation, the final model, and its report.
+
+use crate::annotate::{content_text, LabeledPage};
+use crate::decode::Decoder;
+use crate::error::{Error, Result};
+use crate::eval::{Confusion, Evaluation, PageScore};
+use crate::features::{N_FEATURES, SCHEMA};
+use crate::forest::ForestParams;
+use crate::model::{Model, ModelInfo, ModelKind};
+use serde::{Deserialize, Serialize};
+
+/// Everything that decides how a model is trained. Read from TOML (`training/recipe.toml`),
+/// overridden by command-line flags, validated before training.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recipe {
+    /// The classifier.
+    #[serde(default)]
+    pub model: ModelRecipe,
+    /// How gold text becomes block labels.
+    #[serde(default)]
+    pub labels: LabelRecipe,
+    /// Cross-validation.
+    #[serde(default)]
+    pub cv: CvRecipe,
+}
+
+/// Classifier settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelRecipe {
+    /// `forest` or `tree`.
+    pub kind: ModelKind,
+    /// Trees in the forest (a tree model has one).
+    pub trees: usize,
+    /// Maximum tree depth.
+    pub max_depth: u16,
+    /// Minimum rows in a leaf.
+    pub min_samples_leaf: usize,
+    /// Share of the features each tree sees.
+    pub feature_fraction: f64,
+    /// Rows sampled (with replacement) for each tree.
+    pub rows_per_tree: usize,
+    /// Sample both classes equally for each tree.
+    pub balance: bool,
+    /// Random seed: the same recipe and data give the same model.
+    pub seed: u64,
+}
+
+impl Default for ModelRecipe {
+    fn default() -> Self {
+        ModelRecipe {
+            kind: ModelKind::Forest,
+            trees: 40,
+            max_depth: 14,
+            min_samples_leaf: 3,
+            feature_fraction: 0.5,
+            rows_per_tree: 40_000,
+            balance: false,
+            seed: 42,
+        }
+    }
+}
+
+/// Label derivation settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LabelRecipe {
+    /// A block is content when at least this share of its words align with the gold text.
+    pub min_aligned: f32,
+}
+
+impl Default for LabelRecipe {
+    fn default() -> Self {
+        LabelRecipe { min_aligned: 0.5 }
+    }
+}
+
+/// Cross-validation settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CvRecipe {
+    /// Folds, grouped by domain (0 or 1: no cross-validation).
+    pub folds: usize,
+    /// Candidate score thresholds; the one with the best cross-validated word F1 is stored in
+    /// the model.
+    pub thresholds: Vec<f32>,
+}
+
+impl Default for CvRecipe {
+    fn default() -> Self {
+        CvRecipe {
+            folds: 5,
+            thresholds: (6..=14).map(|i| i as f32 * 0.05).collect(),
+        }
+    }
+}
+
+impl Recipe {
+    /// Parse a TOML recipe.
+    pub fn from_toml(text: &str) -> Result<Recipe> {
+        let r: Recipe = toml::from_str(text).map_err(|e| Error::Config(format!("recipe: {e}")))?;
+        r.validate()?;
+        Ok(r)
+    }
+
+    /// The recipe as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// Check every setting, naming the bad one.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Config(m));
+        self.forest_params()
+            .validate()
+            .map_err(|e| Error::Config(e.to_string()))?;
+        if self.model.kind == ModelKind::Tree && self.model.trees != 1 {
+            return bad(format!(
+                "model.kind = \"tree\" needs model.trees = 1 (got {})",
+                self.model.trees
+            ));
+        }
+        if !(self.labels.min_aligned > 0.0 && self.labels.min_aligned <= 1.0) {
+            return bad(format!(
+                "labels.min_aligned must be in (0, 1], got {}",
+                self.labels.min_aligned
+            ));
+        }
+        if self.cv.thresholds.is_empty()
+            || self.cv.thresholds.iter().any(|t| !(0.0..=1.0).contains(t))
+        {
+            return bad("cv.thresholds must be a non-empty list of values in 0..1".into());
+        }
+        Ok(())
+    }
+
+    /// The forest parameters of this recipe.
+    pub fn forest_params(&self) -> ForestParams {
+        let m = &self.model;
+        let tree = m.kind == ModelKind::Tree;
+        ForestParams {
+            n_trees: m.trees,
+            max_depth: m.max_depth,
+            min_samples_leaf: m.min_samples_leaf,
+            feature_fraction: if tree { 1.0 } else { m.feature_fraction },
+            rows_per_tree: m.rows_per_tree,
+            balance: m.balance,
+            seed: m.seed,
+        }
+    }
+}
+
+/// Assign every page to a fold so that all pages of a group (domain) share a fold. Groups are
+/// placed largest first into the fold with the fewest pages; ties by name, so it is deterministic.
+pub fn assign_folds(groups: &[&str], folds: usize) -> Vec<usize> {
+    use std::collections::BTreeMap;
+    let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
+    for g in groups {
+        *sizes.entry(g).or_default() += 1;
+    }
+    let mut order: Vec<(&str, usize)> = sizes.into_iter().collect();
+    // Spread groups by a hash of the name rather than alphabetically, so folds mix sites.
+    order.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then(fnv(a.0).cmp(&fnv(b.0)))
+            .then(a.0.cmp(b.0))
+    });
+    let mut load = vec![0usize; folds.max(1)];
+    let mut fold_of: BTreeMap<&str, usize> = BTreeMap::new();
+    for (g, n) in order {
+        let f = (0..load.len()).min_by_key(|&f| (load[f], f)).unwrap_or(0);
+        load[f] += n;
+        fold_of.insert(g, f);
+    }
+    groups.iter().map(|g| fold_of[g]).collect()
+}
+
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Stack the rows and labels of some pages.
+fn rows_of<'a>(pages: impl IntoIterator<Item = &'a LabeledPage>) -> (Vec<f32>, Vec<u8>) {
+    let mut rows = Vec::new();
+    let mut labels = Vec::new();
+    for p in pages {
+        rows.extend_from_slice(&p.features.data);
+        labels.extend(p.labels.iter().map(|&l| u8::from(l)));
+    }
+    (rows, labels)
+}
+
+/// Score pages given block labels: word scores against gold text (when there is gold text) and
+/// block counts against the derived labels.
+pub fn evaluate(pages: &[LabeledPage], predicted: &[Vec<bool>]) -> Evaluation {
+    let mut e = Evaluation::default();
+    for (p, pred) in pages.iter().zip(predicted) {
+        e.blocks.add(pred, &p.labels);
+        if let Some(gold) = &p.gold {
+            let text = content_text(&p.texts, pred.iter().copied());
+            e.pages
+                .push(PageScore::new(&p.id, p.page_type.as_deref(), &text, gold));
+        }
+    }
+    e
+}
+
+/// The oracle: the word scores of the derived labels themselves (the ceiling of any block
+/// classifier on these pages).
+pub fn oracle(pages: &[LabeledPage]) -> Evaluation {
+    let labels: Vec<Vec<bool>> = pages.iter().map(|p| p.labels.clone()).collect();
+    evaluate(pages, &labels)
+}
+
+/// Results of cross-validation.
+#[derive(Debug, Clone)]
+pub struct CrossValidation {
+    /// Scores of each fold's test pages, at the chosen threshold.
+    pub folds: Vec<Evaluation>,
+    /// All test pages together, at the chosen threshold.
+    pub all: Evaluation,
+    /// Mean word F1 of every candidate threshold.
+    pub thresholds: Vec<(f32, f64)>,
+    /// The threshold with the best word F1.
+    pub threshold: f32,
+    /// Out-of-fold scores, per page (for decoder studies).
+    pub scores: Vec<Vec<f32>>,
+    /// Pages in each fold.
+    pub fold_of: Vec<usize>,
+}
+
+/// Domain-grouped K-fold cross-validation of a recipe.
+pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossValidation> {
+    let k = recipe.cv.folds;
+    if k < 2 {
+        return Err(Error::Config(
+            "cross-validation needs at least 2 folds".into(),
+        ));
+    }
+    let groups: Vec<&str> = pages.iter().map(|p| p.group.as_str()).collect();
+    let fold_of = assign_folds(&groups, k);
+    let params = recipe.forest_params();
+    let mut scores: Vec<Vec<f32>> = vec![Vec::new(); pages.len()];
+    for fold in 0..k {
+        let (rows, labels) = rows_of(
+            pages
+                .iter()
+                .zip(&fold_of)
+                .filter(|(_, &f)| f != fold)
+                .map(|(p, _)| p),
+        );
+        if rows.is_empty() {
+            return Err(Error::Training(format!("fold {fold} has no training rows")));
+        }
+        let model = Model::train(placeholder_info(recipe), &rows, &labels, &params)?;
+        for (i, p) in pages.iter().enumerate() {
+            if fold_of[i] == fold {
+                scores[i] = model.scores(&p.features)?;
+            }
+        }
+    }
+    let eval_at = |t: f32| {
+        let d = Decoder::Threshold { threshold: t };
+        let predicted: Vec<Vec<bool>> = scores.iter().map(|s| d.decode(s)).collect();
+        evaluate(pages, &predicted)
+    };
+    let thresholds: Vec<(f32, f64)> = recipe
+        .cv
+        .thresholds
+        .iter()
+        .map(|&t| {
+            let e = eval_at(t);
+            let f = if e.pages.is_empty() {
+                e.blocks.prf().2
+            } else {
+                e.overall().f1
+            };
+            (t, f)
+        })
+        .collect();
+    let threshold = thresholds
+        .iter()
+        .fold(
+            (0.5f32, f64::MIN),
+            |best, &(t, f)| if f > best.1 { (t, f) } else { best },
+        )
+        .0;
+    let d = Decoder::Threshold { threshold };
+    let mut folds = vec![Evaluation::default(); k];
+    let mut all = Evaluation::default();
+    for (i, p) in pages.iter().enumerate() {
+        let e = evaluate(std::slice::from_ref(p), &[d.decode(&scores[i])]);
+        folds[fold_of[i]].pages.extend(e.pages.iter().cloned());
+        folds[fold_of[i]].blocks.merge(&e.blocks);
+        all.pages.extend(e.pages);
+        all.blocks.merge(&e.blocks);
+    }
+    Ok(CrossValidation {
+        folds,
+        all,
+        thresholds,
+        threshold,
+        scores,
+        fold_of,
+    })
+}
+
+fn placeholder_info(recipe: &Recipe) -> ModelInfo {
+    ModelInfo {
+        kind: recipe.model.kind,
+        feature_names: SCHEMA.iter().map(|f| f.name.to_string()).collect(),
+        data: Vec::new(),
+        pages: 0,
+        blocks: 0,
+        date: String::new(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        recipe: recipe.to_toml(),
+        cv: Vec::new(),
+        threshold: 0.5,
+    }
+}
+
+/// Train the final model on all pages.
+pub fn train_final(
+    pages: &[LabeledPage],
+    recipe: &Recipe,
+    data: Vec<String>,
+    cv: Option<&CrossValidation>,
+    date: String,
+) -> Result<Model> {
+    let (rows, labels) = rows_of(pages);
+    if rows.is_empty() {
+        return Err(Error::Training("no blocks to train on".into()));
+    }
+    debug_assert_eq!(rows.len(), labels.len() * N_FEATURES);
+    let mut info = placeholder_info(recipe);
+    info.data = data;
+    info.pages = pages.len();
+    info.blocks = labels.len();
+    info.date = date;
+    if let Some(cv) = cv {
+        info.threshold = cv.threshold;
+        let m = cv.all.overall();
+        let (bp, br, bf) = cv.all.blocks.prf();
+        info.cv = vec![
+            ("folds".into(), cv.folds.len() as f64),
+            ("word_precision".into(), m.precision),
+            ("word_recall".into(), m.recall),
+            ("word_f1".into(), m.f1),
+            ("block_precision".into(), bp),
+            ("block_recall".into(), br),
+            ("block_f1".into(), bf),
+        ];
+        for (t, m) in cv.all.by_type() {
+            info.cv.push((format!("word_f1.{t}"), m.f1));
+        }
+    }
+    Model::train(info, &rows, &labels, &recipe.forest_params())
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`, or the date of `SOURCE_DATE_EPOCH` when set, so that a
+/// rebuild can reproduce a model file byte for byte.
+pub fn today() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        });
+    civil_date(secs)
+}
+
+/// `YYYY-MM-DD` of a Unix time.
+fn civil_date(secs: i64) -> String {
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Confusion matrix as Markdown.
+pub fn confusion_markdown(c: &Confusion) -> String {
+    format!(
+        "| | predicted content | predicted boilerplate |\n|---|---:|---:|\n\
+         | **content** | {} | {} |\n| **boilerplate** | {} | {} |\n",
+        c.tp, c.fn_, c.fp, c.tn
+    )
+}
+
+/// Everything the training report shows.
+pub struct ReportInputs<'a> {
+    /// The command line that made the model.
+    pub command: &'a str,
+    /// Pages used.
+    pub pages: &'a [LabeledPage],
+    /// Pages that could not be read, with the reason.
+    pub skipped: &'a [(String, String)],
+    /// The recipe.
+    pub recipe: &'a Recipe,
+    /// Cross-validation, if run.
+    pub cv: Option<&'a CrossValidation>,
+    /// The final model.
+    pub model: &'a Model,
+    /// Model file size in bytes.
+    pub model_bytes: usize,
+    /// Seconds spent loading and labelling, cross-validating, and training the final model.
+    pub seconds: (f64, f64, f64),
+    /// Peak resident memory of the run, in MB, when known.
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// The training report as Markdown.
+pub fn report_markdown(r: &ReportInputs) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "# Training report\n");
+    let _ = writeln!(s, "Command: `{}`\n", r.command);
+    let blocks: usize = r.pages.iter().map(|p| p.labels.len()).sum();
+    let content: usize = r
+        .pages
+        .iter()
+        .map(|p| p.labels.iter().filter(|&&l| l).count())
+        .sum();
+    let _ = writeln!(
+        s,
+        "Data: {} pages ({} skipped), {} blocks, {} labelled content ({:.1}%). Model: {} of {} trees, {} features, {:.2} MB.\n",
+        r.pages.len(),
+        r.skipped.len(),
+        blocks,
+        content,
+        100.0 * content as f64 / blocks.max(1) as f64,
+        r.model.info.kind,
+        r.model.n_trees(),
+        N_FEATURES,
+        r.model_bytes as f64 / 1e6
+    );
+    let _ = writeln!(
+        s,
+        "Time: {:.0} s loading and labelling, {:.0} s cross-validation, {:.0} s final training. Peak memory: {}.\n",
+        r.seconds.0,
+        r.seconds.1,
+        r.seconds.2,
+        r.peak_rss_mb.map_or("unknown".into(), |m| format!("{m:.0} MB"))
+    );
+    let _ = writeln!(s, "## Recipe\n\n```toml\n{}```\n", r.recipe.to_toml());
+    let oracle = oracle(r.pages);
+    if !oracle.pages.is_empty() {
+        let below = oracle.pages.iter().filter(|p| p.f1 < 0.8).count();
+        let _ = writeln!(
+            s,
+            "## Oracle\n\nWord scores of the derived labels themselves (every block labelled as derived, \
+             `min_aligned` = {}): the ceiling of a block classifier on these pages. {} of {} pages are below F1 0.8.\n",
+            r.recipe.labels.min_aligned,
+            below,
+            oracle.pages.len()
+        );
+        s.push_str(&oracle.markdown());
+        s.push('\n');
+    }
+    if let Some(cv) = r.cv {
+        let _ = writeln!(
+            s,
+            "## Cross-validation\n\n{} folds grouped by domain (no site in both train and test); \
+             threshold {:.2} chosen by cross-validated word F1.\n",
+            cv.folds.len(),
+            cv.threshold
+        );
+        s.push_str(&cv.all.markdown());
+        let _ = writeln!(s, "\n### Per fold\n\n| fold | pages | word P | word R | word F1 | block F1 |\n|---:|---:|---:|---:|---:|---:|");
+        for (i, f) in cv.folds.iter().enumerate() {
+            let m = f.overall();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.4} | {:.4} | {:.4} | {:.4} |",
+                i + 1,
+                m.n,
+                m.precision,
+                m.recall,
+                m.f1,
+                f.blocks.prf().2
+            );
+        }
+        let _ = writeln!(s, "\n### Threshold\n\n| threshold | word F1 |\n|---:|---:|");
+        for (t, f) in &cv.thresholds {
+            let _ = writeln!(s, "| {t:.2} | {f:.4} |");
+        }
+        let _ = writeln!(
+            s,
+            "\n### Block confusion matrix (all folds)\n\n{}",
+            confusion_markdown(&cv.all.blocks)
+        );
+    }
+    let _ = writeln!(s, "## Most used features\n\nImpurity-based importance summed over the trees of the final model (smartcore's `compute_feature_importances`; its node split counts are not public).\n\n| feature | importance |\n|---|---:|");
+    for (name, v) in r.model.importances().into_iter().take(25) {
+        let _ = writeln!(s, "| `{name}` | {v:.4} |");
+    }
+    if !r.skipped.is_empty() {
+        let _ = writeln!(s, "\n## Skipped pages\n");
+        for (id, why) in r.skipped {
+            let _ = writeln!(s, "- {id}: {why}");
+        }
+    }
+    s
+}
+
+/// Peak resident memory of this process in MB (Linux), if known.
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_keep_groups_together_and_balance() {
+        let groups: Vec<String> = (0..100).map(|i| format!("site{}", i % 23)).collect();
+        let refs: Vec<&str> = groups.iter().map(String::as_str).collect();
+        let f = assign_folds(&refs, 5);
+        for (i, g) in refs.iter().enumerate() {
+            for (j, h) in refs.iter().enumerate() {
+                if g == h {
+                    assert_eq!(f[i], f[j]);
+                }
+            }
+        }
+        let mut counts = [0; 5];
+        for x in &f {
+            counts[*x] += 1;
+        }
+        assert!(counts.iter().all(|&c| (15..=25).contains(&c)), "{counts:?}");
+        assert_eq!(f, assign_folds(&refs, 5));
+    }
+
+    #[test]
+    fn recipe_validation_names_the_field() {
+        let err = Recipe::from_toml("[model]\nmax_depth = 0\n").unwrap_err();
+        assert!(err.to_string().contains("depth"), "{err}");
+        let err = Recipe::from_toml("[labels]\nmin_aligned = 1.5\n").unwrap_err();
+        assert!(err.to_string().contains("min_aligned"), "{err}");
+        let err = Recipe::from_toml("[model]\nkind = \"svm\"\n").unwrap_err();
+        assert!(err.to_string().contains("svm"), "{err}");
+        let err = Recipe::from_toml("[model]\ntreez = 3\n").unwrap_err();
+        assert!(err.to_string().contains("treez"), "{err}");
+        let r = Recipe::from_toml("[model]\ntrees = 7\n").unwrap();
+        assert_eq!(r.model.trees, 7);
+        assert_eq!(Recipe::from_toml(&r.to_toml()).unwrap(), r);
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(951_782_400), "2000-02-29");
+        assert_eq!(civil_date(1_795_391_940), "2026-11-22");
+    }
+}
