@@ -121,6 +121,11 @@ pub struct Element {
     /// Index of the last element inside this one (itself if it has none): the elements of its
     /// subtree are exactly `self_index..=end`.
     pub end: u32,
+    /// The blocks with text inside this element are `first_block..end_block` (a block that
+    /// straddles the element's boundary counts as inside).
+    pub first_block: u32,
+    /// See `first_block`.
+    pub end_block: u32,
     /// Context bits ([`ctx`]) of this element and all its ancestors.
     pub flags: u32,
     /// Vocabulary bits of the nearest ancestor-or-self whose tokens matched a vocabulary.
@@ -560,8 +565,14 @@ impl Segmenter {
         } else {
             vocab_flags(&tokens)
         };
+        if kind == Kind::Block {
+            self.flush();
+        }
         let index = self.page.elements.len() as u32;
+        let first_block = self.page.blocks.len() as u32;
         self.page.elements.push(Element {
+            first_block,
+            end_block: first_block,
             tag: intern(name),
             tokens,
             parent,
@@ -576,10 +587,7 @@ impl Segmenter {
         });
         self.stack.push((index, kind));
         match kind {
-            Kind::Block => {
-                self.flush();
-                self.block_stack.push(index);
-            }
+            Kind::Block => self.block_stack.push(index),
             _ => {
                 self.pending.inline_tags += 1;
                 if name == "a" {
@@ -603,7 +611,6 @@ impl Segmenter {
         let Some((index, kind)) = self.stack.pop() else {
             return;
         };
-        self.page.elements[index as usize].end = self.page.elements.len() as u32 - 1;
         match kind {
             Kind::Block => {
                 self.flush();
@@ -615,6 +622,12 @@ impl Segmenter {
                 }
             }
         }
+        let pending = u32::from(!self.pending.text.is_empty() && !self.full);
+        let end_block = self.page.blocks.len() as u32 + pending;
+        let last = self.page.elements.len() as u32 - 1;
+        let e = &mut self.page.elements[index as usize];
+        e.end = last;
+        e.end_block = end_block;
     }
 }
 

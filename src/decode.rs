@@ -1,5 +1,9 @@
 //! Block scores to block labels. Kept apart from the model so that either can change alone.
+//!
+//! Blocks scored one by one miss what the page says as a whole; the decoders here look at the
+//! sequence of scores of a page.
 
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// How the sequence of block scores of a page becomes content/boilerplate labels.
@@ -11,23 +15,208 @@ pub enum Decoder {
         /// Score at or above which a block is content.
         threshold: f32,
     },
+    /// Maximum subsequence segmentation: the one contiguous run of blocks that maximises the
+    /// sum of (score − threshold) × words.
+    Mss {
+        /// Offset subtracted from every score.
+        threshold: f32,
+    },
+    /// Several runs: blocks at or above `threshold`, plus the blocks between two such blocks
+    /// when the gap is at most `max_gap` blocks and its mean score is at least `gap_threshold`.
+    Runs {
+        /// Score at or above which a block starts or continues a run.
+        threshold: f32,
+        /// Longest gap (in blocks) bridged between two runs.
+        max_gap: usize,
+        /// Mean score a gap needs to be bridged.
+        gap_threshold: f32,
+    },
+    /// Each block's score averaged with its neighbours' (weight `alpha` on its own), then
+    /// thresholded.
+    Smooth {
+        /// Score at or above which a smoothed block is content.
+        threshold: f32,
+        /// Weight of the block's own score, 0 to 1.
+        alpha: f32,
+    },
+}
+
+/// Settings applied after any decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Decoding {
+    /// The decoder.
+    pub decoder: Decoder,
+    /// A heading block directly above a content block becomes content.
+    pub attach_headings: bool,
 }
 
 impl Decoder {
-    /// Check the settings.
-    pub fn validate(&self) -> crate::Result<()> {
+    /// Check the settings, naming the bad one.
+    pub fn validate(&self) -> Result<()> {
+        let unit = |name: &str, v: f32| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(Error::Config(format!("decoder {name} {v} is outside 0..1")))
+            }
+        };
         match *self {
-            Decoder::Threshold { threshold } if !(0.0..=1.0).contains(&threshold) => Err(
-                crate::Error::Config(format!("threshold {threshold} is outside 0..1")),
-            ),
-            _ => Ok(()),
+            Decoder::Threshold { threshold } | Decoder::Mss { threshold } => {
+                unit("threshold", threshold)
+            }
+            Decoder::Runs {
+                threshold,
+                gap_threshold,
+                ..
+            } => unit("threshold", threshold).and(unit("gap_threshold", gap_threshold)),
+            Decoder::Smooth { threshold, alpha } => {
+                unit("threshold", threshold).and(unit("alpha", alpha))
+            }
         }
     }
 
-    /// Label every block of a page from its score.
-    pub fn decode(&self, scores: &[f32]) -> Vec<bool> {
+    /// Label every block of a page from its score; `words` gives each block's word count.
+    pub fn decode(&self, scores: &[f32], words: &[f32]) -> Vec<bool> {
         match *self {
             Decoder::Threshold { threshold } => scores.iter().map(|&s| s >= threshold).collect(),
+            Decoder::Mss { threshold } => mss(scores, words, threshold),
+            Decoder::Runs {
+                threshold,
+                max_gap,
+                gap_threshold,
+            } => runs(scores, threshold, max_gap, gap_threshold),
+            Decoder::Smooth { threshold, alpha } => {
+                let n = scores.len();
+                (0..n)
+                    .map(|i| {
+                        let (lo, hi) = (i.saturating_sub(1), (i + 2).min(n));
+                        let others: Vec<f32> =
+                            (lo..hi).filter(|&j| j != i).map(|j| scores[j]).collect();
+                        let mean = if others.is_empty() {
+                            scores[i]
+                        } else {
+                            others.iter().sum::<f32>() / others.len() as f32
+                        };
+                        alpha * scores[i] + (1.0 - alpha) * mean >= threshold
+                    })
+                    .collect()
+            }
         }
+    }
+}
+
+impl Decoding {
+    /// Label every block of a page.
+    pub fn decode(&self, scores: &[f32], words: &[f32], is_heading: &[bool]) -> Vec<bool> {
+        let mut keep = self.decoder.decode(scores, words);
+        if self.attach_headings {
+            for i in (0..keep.len().saturating_sub(1)).rev() {
+                if !keep[i] && keep[i + 1] && is_heading.get(i).copied().unwrap_or(false) {
+                    keep[i] = true;
+                }
+            }
+        }
+        keep
+    }
+}
+
+fn mss(scores: &[f32], words: &[f32], threshold: f32) -> Vec<bool> {
+    let mut best = (0.0f32, 0usize, 0usize); // (sum, start, end exclusive)
+    let (mut sum, mut start) = (0.0f32, 0usize);
+    for (i, &s) in scores.iter().enumerate() {
+        let v = (s - threshold) * words.get(i).copied().unwrap_or(1.0).max(1.0);
+        if sum <= 0.0 {
+            sum = v;
+            start = i;
+        } else {
+            sum += v;
+        }
+        if sum > best.0 {
+            best = (sum, start, i + 1);
+        }
+    }
+    (0..scores.len())
+        .map(|i| i >= best.1 && i < best.2)
+        .collect()
+}
+
+fn runs(scores: &[f32], threshold: f32, max_gap: usize, gap_threshold: f32) -> Vec<bool> {
+    let mut keep: Vec<bool> = scores.iter().map(|&s| s >= threshold).collect();
+    let mut last: Option<usize> = None;
+    for i in 0..scores.len() {
+        if !keep[i] {
+            continue;
+        }
+        if let Some(l) = last {
+            let gap = i - l - 1;
+            if gap > 0 && gap <= max_gap {
+                let mean = scores[l + 1..i].iter().sum::<f32>() / gap as f32;
+                if mean >= gap_threshold {
+                    keep[l + 1..i].iter_mut().for_each(|k| *k = true);
+                }
+            }
+        }
+        last = Some(i);
+    }
+    keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_and_mss() {
+        let scores = [0.9, 0.1, 0.8, 0.7, 0.2, 0.1, 0.9];
+        let words = [1.0, 1.0, 10.0, 10.0, 5.0, 10.0, 2.0];
+        let t = Decoder::Threshold { threshold: 0.5 }.decode(&scores, &words);
+        assert_eq!(t, [true, false, true, true, false, false, true]);
+        // The run 2..=3 carries most words; the lone blocks at both ends are too small to join.
+        let m = Decoder::Mss { threshold: 0.5 }.decode(&scores, &words);
+        assert_eq!(m, [false, false, true, true, false, false, false]);
+    }
+
+    #[test]
+    fn runs_bridge_small_gaps_only() {
+        let scores = [0.9, 0.4, 0.9, 0.1, 0.1, 0.1, 0.9];
+        let d = Decoder::Runs {
+            threshold: 0.5,
+            max_gap: 2,
+            gap_threshold: 0.3,
+        };
+        assert_eq!(
+            d.decode(&scores, &[1.0; 7]),
+            [true, true, true, false, false, false, true]
+        );
+    }
+
+    #[test]
+    fn smoothing_and_headings() {
+        let d = Decoding {
+            decoder: Decoder::Smooth {
+                threshold: 0.5,
+                alpha: 0.5,
+            },
+            attach_headings: true,
+        };
+        let scores = [0.1, 0.45, 0.9, 0.8];
+        let keep = d.decode(&scores, &[1.0; 4], &[true, false, false, false]);
+        // Block 1 rises with its neighbours (0.45/2 + (0.1+0.9)/4 = 0.475 < 0.5: stays out).
+        assert_eq!(keep, [false, false, true, true]);
+        let keep = d.decode(&scores, &[1.0; 4], &[false, true, false, false]);
+        assert_eq!(keep, [false, true, true, true]);
+    }
+
+    #[test]
+    fn validation() {
+        assert!(Decoder::Threshold { threshold: 1.5 }.validate().is_err());
+        assert!(Decoder::Smooth {
+            threshold: 0.5,
+            alpha: -0.1
+        }
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("alpha"));
     }
 }

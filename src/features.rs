@@ -7,6 +7,7 @@
 use crate::blocks::{ctx, Block, Page};
 use regex::Regex;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 
 /// One feature of the schema.
@@ -113,6 +114,19 @@ schema! {
     InTopContainer = "in_top_container", "0/1", "The block lies inside the page's best text container (the element that collects the most non-link words of its child and grandchild blocks, as in Readability).";
     TopContainerShare = "top_container_share", "0–1", "Share of the page's words inside that container (same value for all blocks of a page).";
     DistLongest = "dist_longest", "0–1", "|index − index of the longest block| / blocks.";
+    GroupBlocks = "group_blocks", "1…", "Blocks of the page whose elements have the same path of tags and class/id tokens (digits ignored) as this block's: repeated items of a list, posts of a thread, links of a menu.";
+    GroupWordShare = "group_word_share", "0–1", "Share of the page's words in those blocks.";
+    GroupLinkDensity = "group_link_density", "0–1", "Link density of those blocks together.";
+    ParentWordShare = "parent_word_share", "0–1", "Share of the page's words inside the parent of the block's element.";
+    ParentLinkDensity = "parent_link_density", "0–1", "Link density inside that parent.";
+    GrandparentWordShare = "grandparent_word_share", "0–1", "Share of the page's words inside the element two levels up.";
+    GrandparentLinkDensity = "grandparent_link_density", "0–1", "Link density inside it.";
+    Ancestor3WordShare = "ancestor3_word_share", "0–1", "Share of the page's words inside the element three levels up.";
+    Ancestor3LinkDensity = "ancestor3_link_density", "0–1", "Link density inside it.";
+    PageLinkDensity = "page_link_density", "0–1", "Link density of the whole page.";
+    HeadingOffset = "heading_offset", "−1–1", "(index − index of the page's first h1 block, or first h2 when there is no h1) / blocks; 0 without headings.";
+    HasH1 = "has_h1", "0/1", "The page has an h1 block.";
+    BoilerPhrase = "boiler_phrase", "0/1", "A block of at most 12 words contains a common boilerplate phrase (privacy, cookies, sign in, subscribe, share, read more, all rights reserved, …; English).";
     TitleOverlap = "title_overlap", "0–1", "Share of the block's first 40 words (lower-cased, punctuation trimmed) that occur in the title.";
     DupCount = "dup_count", "0…", "Number of other blocks of the page with the same text.";
     PageBlocks = "page_blocks", "0…", "Blocks in the page.";
@@ -125,7 +139,7 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// Hash of the schema (names and order, plus a version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-1";
+    const DEFINITIONS_VERSION: &str = "textsift-features-3";
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
@@ -334,6 +348,52 @@ pub fn text_stats(block: &Block) -> TextStats {
     s
 }
 
+fn boiler_phrases() -> &'static aho_corasick::AhoCorasick {
+    static AC: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    AC.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build([
+                "privacy",
+                "cookie",
+                "terms of",
+                "all rights reserved",
+                "copyright",
+                "\u{a9}",
+                "sign in",
+                "log in",
+                "login",
+                "sign up",
+                "register",
+                "subscribe",
+                "newsletter",
+                "follow us",
+                "share",
+                "skip to",
+                "contact us",
+                "about us",
+                "read more",
+                "load more",
+                "see all",
+                "view all",
+                "show more",
+                "back to top",
+                "advertisement",
+                "sponsored",
+                "you may also like",
+                "recommended",
+                "related",
+                "trending",
+                "add to cart",
+                "wishlist",
+                "my account",
+                "download the app",
+                "accept",
+            ])
+            .expect("valid phrases")
+    })
+}
+
 fn tag_feature(tag: &str) -> F {
     match tag {
         "h1" => F::TagH1,
@@ -463,6 +523,34 @@ pub fn compute(page: &Page) -> FeatureMatrix {
     for (i, s) in stats.iter().enumerate() {
         prefix[i + 1] = (prefix[i].0 + s.words, prefix[i].1 + s.anchor_words);
     }
+    // Path signatures of elements (parents come before children in pre-order).
+    let mut sig = vec![0u64; page.elements.len()];
+    for (i, e) in page.elements.iter().enumerate() {
+        let mut h = rustc_hash::FxHasher::default();
+        e.parent.map(|p| sig[p as usize]).hash(&mut h);
+        e.tag.hash(&mut h);
+        for b in e.tokens.bytes().filter(|b| !b.is_ascii_digit()) {
+            h.write_u8(b);
+        }
+        sig[i] = h.finish();
+    }
+    let mut groups: FxHashMap<u64, (u32, u32, u32)> = FxHashMap::default();
+    for (b, s) in page.blocks.iter().zip(&stats) {
+        let g = groups.entry(sig[b.element as usize]).or_default();
+        g.0 += 1;
+        g.1 += s.words;
+        g.2 += s.anchor_words;
+    }
+    // Words and anchor words inside an element, from its block range.
+    let inside = |e: u32| {
+        let e = &page.elements[e as usize];
+        let (a, b) = (e.first_block as usize, (e.end_block as usize).min(n));
+        if a >= b {
+            (0, 0)
+        } else {
+            (prefix[b].0 - prefix[a].0, prefix[b].1 - prefix[a].1)
+        }
+    };
     let tags: Vec<F> = page
         .blocks
         .iter()
@@ -477,6 +565,11 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         })
         .collect();
 
+    let first_heading = tags
+        .iter()
+        .position(|&t| t == F::TagH1)
+        .or_else(|| tags.iter().position(|&t| t == F::TagH2));
+    let has_h1 = tags.contains(&F::TagH1);
     let mut words_before = 0u32;
     for (i, (block, s)) in page.blocks.iter().zip(&stats).enumerate() {
         let element = page.element_of(block);
@@ -598,6 +691,30 @@ pub fn compute(page: &Page) -> FeatureMatrix {
             F::DupCount,
             (text_counts[block.text.as_str()] - 1) as f32,
         );
+        let g = groups[&sig[block.element as usize]];
+        set(&mut m, F::GroupBlocks, g.0 as f32);
+        set(&mut m, F::GroupWordShare, ratio(g.1, total_words));
+        set(&mut m, F::GroupLinkDensity, ratio(g.2, g.1));
+        let mut ancestor = element.parent;
+        for (share, ld) in [
+            (F::ParentWordShare, F::ParentLinkDensity),
+            (F::GrandparentWordShare, F::GrandparentLinkDensity),
+            (F::Ancestor3WordShare, F::Ancestor3LinkDensity),
+        ] {
+            let Some(a) = ancestor else { break };
+            let (w, aw) = inside(a);
+            set(&mut m, share, ratio(w, total_words));
+            set(&mut m, ld, ratio(aw, w));
+            ancestor = page.elements[a as usize].parent;
+        }
+        set(&mut m, F::PageLinkDensity, page_ld);
+        if let Some(h) = first_heading {
+            set(&mut m, F::HeadingOffset, (i as f32 - h as f32) / n as f32);
+        }
+        set(&mut m, F::HasH1, f32::from(u8::from(has_h1)));
+        if s.words <= 12 && boiler_phrases().is_match(&block.text) {
+            set(&mut m, F::BoilerPhrase, 1.0);
+        }
         set(&mut m, F::PageBlocks, n as f32);
         set(&mut m, F::PageWords, total_words as f32);
     }

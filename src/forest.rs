@@ -118,6 +118,18 @@ impl Rng {
     }
 }
 
+/// Index drawn with probability proportional to its weight, from cumulative weights.
+fn draw(cumulative: &[f64], rng: &mut Rng) -> usize {
+    let total = cumulative.last().copied().unwrap_or(0.0);
+    if total <= 0.0 {
+        return rng.below(cumulative.len().max(1));
+    }
+    let x = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+    cumulative
+        .partition_point(|&c| c <= x)
+        .min(cumulative.len() - 1)
+}
+
 fn clean(v: f32) -> f32 {
     if v.is_finite() {
         v
@@ -127,12 +139,14 @@ fn clean(v: f32) -> f32 {
 }
 
 impl Forest {
-    /// Fit on row-major `rows` (`n_features` values per row) and 0/1 `labels`.
+    /// Fit on row-major `rows` (`n_features` values per row) and 0/1 `labels`. Each tree's
+    /// rows are drawn with probability proportional to `weights` (uniform when `None`).
     /// Training data with a single class gives a forest that always answers that class.
     pub fn fit(
         rows: &[f32],
         n_features: usize,
         labels: &[u8],
+        weights: Option<&[f32]>,
         params: &ForestParams,
     ) -> Result<Forest, ForestError> {
         params.validate()?;
@@ -154,6 +168,30 @@ impl Forest {
         }
         let positives: Vec<usize> = (0..n).filter(|&i| labels[i] != 0).collect();
         let negatives: Vec<usize> = (0..n).filter(|&i| labels[i] == 0).collect();
+        // Cumulative weights per class pool, for drawing rows in proportion to their weight.
+        let cumulative = |pool: &[usize]| -> Result<Vec<f64>, ForestError> {
+            let mut acc = 0.0f64;
+            let mut c = Vec::with_capacity(pool.len());
+            for &i in pool {
+                let w = weights.map_or(1.0, |w| f64::from(w[i]));
+                if !(w.is_finite() && w >= 0.0) {
+                    return Err(ForestError::Shape(format!("row {i} has weight {w}")));
+                }
+                acc += w;
+                c.push(acc);
+            }
+            Ok(c)
+        };
+        if weights.is_some_and(|w| w.len() != n) {
+            return Err(ForestError::Shape(format!(
+                "{n} rows but {} weights",
+                weights.map_or(0, <[f32]>::len)
+            )));
+        }
+        let all: Vec<usize> = (0..n).collect();
+        let cum_all = cumulative(&all)?;
+        let cum_pos = cumulative(&positives)?;
+        let cum_neg = cumulative(&negatives)?;
         if positives.is_empty() || negatives.is_empty() {
             // smartcore cannot fit one class; the answer is known anyway.
             return Ok(Forest {
@@ -178,19 +216,25 @@ impl Forest {
                     columns.truncate(n_cols);
                     columns.sort_unstable();
                 }
-                let sample: Vec<usize> =
-                    if params.n_trees == 1 && n_cols == n_features && n <= params.rows_per_tree {
-                        (0..n).collect()
-                    } else if params.balance && !positives.is_empty() && !negatives.is_empty() {
-                        (0..params.rows_per_tree)
-                            .map(|i| {
-                                let pool = if i % 2 == 0 { &positives } else { &negatives };
-                                pool[rng.below(pool.len())]
-                            })
-                            .collect()
-                    } else {
-                        (0..params.rows_per_tree).map(|_| rng.below(n)).collect()
-                    };
+                let whole =
+                    params.n_trees == 1 && n_cols == n_features && n <= params.rows_per_tree;
+                let sample: Vec<usize> = if whole && weights.is_none() {
+                    (0..n).collect()
+                } else if params.balance {
+                    (0..params.rows_per_tree)
+                        .map(|i| {
+                            if i % 2 == 0 {
+                                positives[draw(&cum_pos, &mut rng)]
+                            } else {
+                                negatives[draw(&cum_neg, &mut rng)]
+                            }
+                        })
+                        .collect()
+                } else {
+                    (0..params.rows_per_tree)
+                        .map(|_| draw(&cum_all, &mut rng))
+                        .collect()
+                };
                 let mut x = Vec::with_capacity(sample.len() * columns.len());
                 for &r in &sample {
                     let row = &rows[r * n_features..(r + 1) * n_features];
@@ -320,7 +364,7 @@ mod tests {
     #[test]
     fn learns_a_rule_and_is_deterministic() {
         let (rows, labels) = data(3000, 1);
-        let f = Forest::fit(&rows, 3, &labels, &params()).unwrap();
+        let f = Forest::fit(&rows, 3, &labels, None, &params()).unwrap();
         let (test, truth) = data(1000, 2);
         let scores = f.predict_scores(&test, 3).unwrap();
         let correct = scores
@@ -329,7 +373,7 @@ mod tests {
             .filter(|(s, t)| (**s >= 0.5) == (**t == 1))
             .count();
         assert!(correct > 960, "{correct}/1000");
-        let g = Forest::fit(&rows, 3, &labels, &params()).unwrap();
+        let g = Forest::fit(&rows, 3, &labels, None, &params()).unwrap();
         assert_eq!(g.predict_scores(&test, 3).unwrap(), scores);
         let imp = f.feature_importances();
         assert!(imp[1] < imp[0] && imp[1] < imp[2], "{imp:?}");
@@ -342,6 +386,7 @@ mod tests {
             &rows,
             3,
             &labels,
+            None,
             &ForestParams {
                 feature_fraction: 0.67,
                 ..params()
@@ -360,18 +405,18 @@ mod tests {
     #[test]
     fn bad_inputs_are_errors() {
         let (rows, labels) = data(10, 4);
-        assert!(Forest::fit(&rows, 3, &labels[..9], &params()).is_err());
-        assert!(Forest::fit(&rows[..29], 3, &labels, &params()).is_err());
-        assert!(Forest::fit(&[], 3, &[], &params()).is_err());
+        assert!(Forest::fit(&rows, 3, &labels[..9], None, &params()).is_err());
+        assert!(Forest::fit(&rows[..29], 3, &labels, None, &params()).is_err());
+        assert!(Forest::fit(&[], 3, &[], None, &params()).is_err());
         let zero = ForestParams {
             max_depth: 0,
             ..params()
         };
-        assert!(Forest::fit(&rows, 3, &labels, &zero)
+        assert!(Forest::fit(&rows, 3, &labels, None, &zero)
             .unwrap_err()
             .to_string()
             .contains("max_depth"));
-        let f = Forest::fit(&rows, 3, &labels, &params()).unwrap();
+        let f = Forest::fit(&rows, 3, &labels, None, &params()).unwrap();
         assert!(f.predict_scores(&rows, 2).is_err());
         let mut nan = rows.clone();
         nan[0] = f32::NAN;
@@ -382,13 +427,13 @@ mod tests {
     #[test]
     fn single_class_data_gives_that_class() {
         let (rows, _) = data(50, 5);
-        let f = Forest::fit(&rows, 3, &[0; 50], &params()).unwrap();
+        let f = Forest::fit(&rows, 3, &[0; 50], None, &params()).unwrap();
         assert!(f
             .predict_scores(&rows, 3)
             .unwrap()
             .iter()
             .all(|&s| s == 0.0));
-        let f = Forest::fit(&rows, 3, &[1; 50], &params()).unwrap();
+        let f = Forest::fit(&rows, 3, &[1; 50], None, &params()).unwrap();
         assert!(f
             .predict_scores(&rows, 3)
             .unwrap()

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use flate2::read::MultiGzDecoder;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// Default largest page accepted, in bytes (after decompression).
@@ -124,6 +124,168 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
         ))),
         Err(e) => Err(Error::Gzip(e.to_string())),
     }
+}
+
+/// Open an input (a file, or standard input for `None`) as a buffered stream, gunzipped when
+/// it starts with the gzip magic bytes.
+fn open_stream(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>> {
+    let display = || path.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
+    let raw: Box<dyn Read + Send> = match path {
+        Some(p) => Box::new(std::fs::File::open(p).map_err(|source| Error::Io {
+            path: display(),
+            source,
+        })?),
+        None => Box::new(std::io::stdin()),
+    };
+    let mut buffered = BufReader::with_capacity(1 << 16, raw);
+    let head = buffered.fill_buf().map_err(|source| Error::Io {
+        path: display(),
+        source,
+    })?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 16,
+            MultiGzDecoder::new(buffered),
+        )))
+    } else {
+        Ok(Box::new(buffered))
+    }
+}
+
+/// Every page of one input, lazily: a WARC file (its `response` records, recognised by the
+/// `WARC/` header), a JSON Lines file of `{"id", "html"}` records (recognised by a leading
+/// `{`), or a single page. Pages are read one at a time, so a large WARC file streams.
+pub fn pages(
+    source: String,
+    path: Option<PathBuf>,
+    max_bytes: u64,
+) -> Box<dyn Iterator<Item = Item> + Send> {
+    let single = |bytes: Result<Vec<u8>>| -> Box<dyn Iterator<Item = Item> + Send> {
+        Box::new(std::iter::once(Item {
+            source: source.clone(),
+            bytes,
+        }))
+    };
+    let mut stream = match open_stream(path.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return single(Err(e)),
+    };
+    let head: Vec<u8> = match stream.fill_buf() {
+        Ok(h) => h.iter().take(8).copied().collect(),
+        Err(e) => return single(Err(Error::Gzip(e.to_string()))),
+    };
+    let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if head.starts_with(b"WARC/") {
+        return Box::new(warc_pages(source, stream, max_bytes));
+    }
+    if first == Some(b'{') {
+        return Box::new(jsonl_pages(source, stream, max_bytes));
+    }
+    let bytes = read_limited(stream, max_bytes).map_err(|e| match e {
+        Error::Io { source: io, .. } if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            Error::Gzip("truncated gzip stream".into())
+        }
+        Error::Io { source: io, .. } if io.kind() == std::io::ErrorKind::InvalidInput => {
+            Error::Gzip(io.to_string())
+        }
+        other => other,
+    });
+    single(bytes)
+}
+
+fn jsonl_pages(
+    source: String,
+    stream: Box<dyn BufRead + Send>,
+    max_bytes: u64,
+) -> impl Iterator<Item = Item> + Send {
+    #[derive(serde::Deserialize)]
+    struct Record {
+        id: Option<serde_json::Value>,
+        html: String,
+    }
+    stream
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
+        .map(move |(n, line)| {
+            let place = format!("{source}:{}", n + 1);
+            let line = match line {
+                Ok(l) => l,
+                Err(e) => {
+                    return Item {
+                        source: place,
+                        bytes: Err(Error::NotHtml(format!("unreadable line: {e}"))),
+                    }
+                }
+            };
+            match serde_json::from_str::<Record>(&line) {
+                Ok(r) => {
+                    let source = match r.id {
+                        Some(serde_json::Value::String(s)) => s,
+                        Some(v) => v.to_string(),
+                        None => place,
+                    };
+                    let bytes = if r.html.len() as u64 > max_bytes {
+                        Err(Error::TooLarge(format!("more than {max_bytes} bytes")))
+                    } else {
+                        Ok(r.html.into_bytes())
+                    };
+                    Item { source, bytes }
+                }
+                Err(e) => Item {
+                    source: place,
+                    bytes: Err(Error::NotHtml(format!(
+                        "not a JSON record with an \"html\" field: {e}"
+                    ))),
+                },
+            }
+        })
+}
+
+fn warc_pages(
+    source: String,
+    stream: Box<dyn BufRead + Send>,
+    max_bytes: u64,
+) -> impl Iterator<Item = Item> + Send {
+    let mut records = warc::WarcReader::new(stream).iter_records();
+    let mut n = 0usize;
+    let mut failed = false;
+    std::iter::from_fn(move || loop {
+        if failed {
+            return None;
+        }
+        n += 1;
+        let record = match records.next()? {
+            Ok(r) => r,
+            Err(e) => {
+                // The stream cannot be trusted past a broken record.
+                failed = true;
+                return Some(Item {
+                    source: format!("{source}#{n}"),
+                    bytes: Err(Error::NotHtml(format!("bad WARC record: {e}"))),
+                });
+            }
+        };
+        if *record.warc_type() != warc::RecordType::Response {
+            continue;
+        }
+        let uri = record
+            .header(warc::WarcHeader::TargetURI)
+            .map(|u| u.into_owned())
+            .unwrap_or_else(|| format!("{source}#{n}"));
+        let body = record.body();
+        // Skip the HTTP status line and headers of the response.
+        let payload = body
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(body, |at| &body[at + 4..]);
+        let bytes = if payload.len() as u64 > max_bytes {
+            Err(Error::TooLarge(format!("more than {max_bytes} bytes")))
+        } else {
+            gunzip_if_gzip(payload.to_vec(), max_bytes)
+        };
+        return Some(Item { source: uri, bytes });
+    })
 }
 
 /// Read every input into items, in order. A convenience for small batches; large batches

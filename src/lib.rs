@@ -14,6 +14,7 @@ pub mod blocks;
 pub mod decode;
 pub mod error;
 pub mod eval;
+pub mod extract;
 pub mod features;
 pub mod forest;
 pub mod html;
@@ -25,6 +26,7 @@ pub mod train;
 
 pub use blocks::{Block, Page, SegmentLimits};
 pub use error::{Error, Result};
+pub use extract::{Extraction, Extractor};
 pub use features::FeatureMatrix;
 
 /// A page cut into blocks, with the features of every block.

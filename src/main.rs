@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 use textsift::annotate::LabeledPage;
+use textsift::decode::Decoder;
+use textsift::extract::{Extractor, Limits};
 use textsift::input;
 use textsift::model::{Model, ModelKind};
-use textsift::output::{BlockRecord, FeatureValues};
+use textsift::output::{BlockRecord, FeatureValues, Format};
 use textsift::train::{self, Recipe};
 use textsift::{Error, SegmentLimits};
 
@@ -25,7 +27,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Cut pages into text blocks and print each block with its features, as JSON Lines.
+    /// Extract the main content of pages.
+    #[command(after_help = EXTRACT_EXAMPLE)]
+    Extract(ExtractArgs),
+    /// Cut pages into text blocks and print each block with its features, label and score, as
+    /// JSON Lines.
     #[command(after_help = BLOCKS_EXAMPLE)]
     Blocks(BlocksArgs),
     /// Print the feature schema as a Markdown table.
@@ -92,12 +98,19 @@ struct TrainArgs {
     /// Random seed.
     #[arg(long)]
     seed: Option<u64>,
+    /// Row weighting: block, page or words.
+    #[arg(long)]
+    weighting: Option<String>,
     /// Share of a block's words that must align with the gold text for it to be content.
     #[arg(long)]
     min_aligned: Option<f32>,
     /// Cross-validate only; do not train or write the final model.
     #[arg(long)]
     cv_only: bool,
+    /// Write the out-of-fold block scores as JSON Lines here (one page a line: id, page_type,
+    /// fold, texts, labels, scores), for studies of decoders and thresholds.
+    #[arg(long)]
+    oof: Option<PathBuf>,
     /// Worker threads (0: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -127,12 +140,28 @@ struct EvalArgs {
 
 const BLOCKS_EXAMPLE: &str = r#"Example:
   $ echo '<title>T</title><nav><a href=/>Home</a></nav><p>Some text.</p>' | textsift blocks -
-  {"source":"-","index":0,"tag":"nav","text":"Home","features":{"words":1.0,"anchor_words":1.0,...}}
-  {"source":"-","index":1,"tag":"p","text":"Some text.","features":{"words":2.0,...}}
+  {"source":"-","index":0,"label":"boilerplate","score":0.05,"tag":"nav","text":"Home","features":{"words":1.0,...}}
+  {"source":"-","index":1,"label":"content","score":0.8,"tag":"p","text":"Some text.","features":{"words":2.0,...}}
 
-Inputs are files (.html, .htm, or gzip, recognised by content), directories (walked in sorted
-order) or - for standard input. A page that cannot be read is reported on stderr and skipped;
-the exit code is 1 when any page failed, 2 on a usage error."#;
+Edit "label" by hand where it is wrong and give the file to `textsift train --data FILE`.
+
+Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
+records), directories (walked in sorted order) or - for standard input. A page that cannot be
+read is reported on stderr and skipped; the exit code is 1 when any page failed, 2 on a usage
+error."#;
+
+const EXTRACT_EXAMPLE: &str = r#"Examples:
+  $ textsift extract page.html                       # title and main text
+  $ textsift extract --format markdown page.html.gz
+  $ textsift extract --format html page.html > debug.html   # why each block was kept or dropped
+  $ textsift extract --threads 2 crawl.warc.gz pages/ > out.jsonl
+  {"source":"https://example.com/a","title":"...","text":"..."}
+
+Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
+records), directories (walked in sorted order) or - for standard input. Output order is input
+order, the same for any --threads. A page that cannot be read is reported on stderr with its
+source and skipped; a summary line ends a batch. Exit code: 0 when every page was extracted, 1
+when any failed (or the model could not be loaded), 2 on a usage error."#;
 
 #[derive(Args)]
 struct InputArgs {
@@ -148,15 +177,51 @@ struct InputArgs {
 }
 
 #[derive(Args)]
+struct ModelArgs {
+    /// Model file (default: the model embedded in this binary).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Decoder instead of the model's own: threshold, mss, runs or smooth.
+    #[arg(long)]
+    decoder: Option<String>,
+    /// Score threshold for the decoder (default: the model's own).
+    #[arg(long)]
+    threshold: Option<f32>,
+    /// Most DOM nodes in a page; larger pages are refused.
+    #[arg(long, default_value_t = SegmentLimits::default().max_nodes)]
+    max_nodes: usize,
+    /// Most blocks kept from a page; the rest of a larger page is dropped.
+    #[arg(long, default_value_t = SegmentLimits::default().max_blocks)]
+    max_blocks: usize,
+}
+
+#[derive(Args)]
 struct BlocksArgs {
     #[command(flatten)]
     input: InputArgs,
+    #[command(flatten)]
+    model: ModelArgs,
+}
+
+#[derive(Args)]
+struct ExtractArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Output format (default: text for one input file, jsonl otherwise).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Include every block with its label and score (json and jsonl).
+    #[arg(long)]
+    blocks: bool,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Blocks(args) => blocks(args),
+        Command::Extract(args) => extract(args),
         Command::Features => {
             print!("{}", textsift::features::schema_markdown());
             Ok(ExitCode::SUCCESS)
@@ -212,48 +277,143 @@ impl Tally {
     }
 }
 
-fn blocks(args: BlocksArgs) -> anyhow::Result<ExitCode> {
-    let items = input::expand(&args.input.inputs);
-    let max_bytes = args.input.max_bytes;
+/// The extractor a command asked for: model, decoder, limits.
+fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
+    let ex = match &m.model {
+        Some(p) => Extractor::from_model_file(p)?,
+        None => Extractor::new()?,
+    };
+    let mut decoding = ex.current_decoding();
+    let threshold = m.threshold.unwrap_or(ex.model().info.threshold);
+    if let Some(name) = &m.decoder {
+        decoding.decoder = match name.as_str() {
+            "threshold" => Decoder::Threshold { threshold },
+            "mss" => Decoder::Mss { threshold },
+            "runs" => Decoder::Runs {
+                threshold,
+                max_gap: 2,
+                gap_threshold: (threshold - 0.15).max(0.0),
+            },
+            "smooth" => Decoder::Smooth {
+                threshold,
+                alpha: 0.5,
+            },
+            other => anyhow::bail!("--decoder must be threshold, mss, runs or smooth, not {other}"),
+        };
+    } else if let Some(t) = m.threshold {
+        decoding.decoder = Decoder::Threshold { threshold: t };
+    }
+    let limits = Limits {
+        max_bytes,
+        segment: SegmentLimits {
+            max_nodes: m.max_nodes,
+            max_blocks: m.max_blocks,
+        },
+    };
+    Ok(ex.decoding(decoding)?.limits(limits)?)
+}
+
+/// Run `work` over every page of the inputs on the thread pool, write what it returns in input
+/// order, report bad pages, and end with a summary.
+fn run_batch(
+    input: &InputArgs,
+    work: impl Fn(&str, &[u8]) -> textsift::Result<String> + Sync + Send,
+) -> anyhow::Result<ExitCode> {
+    let max_bytes = input.max_bytes;
+    let items = input::expand(&input.inputs)
+        .into_iter()
+        .flat_map(move |(source, path)| input::pages(source, path, max_bytes));
+    let progress = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {pos} pages {per_sec} {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        Some(bar)
+    } else {
+        None
+    };
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
     let mut tally = Tally::default();
     textsift::batch::run_ordered(
         items,
-        args.input.threads,
-        |(source, path)| {
-            let result = input::read(path.as_deref(), max_bytes)
-                .and_then(|bytes| textsift::analyze(&bytes, SegmentLimits::default()))
-                .map(|a| {
-                    let mut lines = String::new();
-                    for (i, b) in a.page.blocks.iter().enumerate() {
-                        let rec = BlockRecord {
-                            source: source.clone(),
-                            index: b.index,
-                            label: None,
-                            score: None,
-                            tag: a.page.tag_of(b).to_string(),
-                            text: b.text.clone(),
-                            features: FeatureValues(a.features.row(i).to_vec()),
-                        };
-                        lines.push_str(&serde_json::to_string(&rec).unwrap_or_default());
-                        lines.push('\n');
-                    }
-                    lines
-                });
-            (source, result)
+        input.threads,
+        |item| {
+            let result = item.bytes.and_then(|b| work(&item.source, &b));
+            (item.source, result)
         },
         |(source, result)| -> anyhow::Result<()> {
             tally.pages += 1;
+            if let Some(bar) = &progress {
+                bar.inc(1);
+            }
             match result {
-                Ok(lines) => out.write_all(lines.as_bytes())?,
-                Err(e) => tally.report(&source, &e),
+                Ok(text) => out.write_all(text.as_bytes())?,
+                Err(e) => {
+                    if let Some(bar) = &progress {
+                        bar.suspend(|| tally.report(&source, &e));
+                    } else {
+                        tally.report(&source, &e);
+                    }
+                }
             }
             Ok(())
         },
     )?;
     out.flush()?;
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
     Ok(tally.finish())
+}
+
+fn blocks(args: BlocksArgs) -> anyhow::Result<ExitCode> {
+    let ex = extractor(&args.model, args.input.max_bytes)?;
+    run_batch(&args.input, |source, bytes| {
+        let e = ex.extract(bytes)?;
+        let mut lines = String::new();
+        for (i, b) in e.blocks.iter().enumerate() {
+            let rec = BlockRecord {
+                source: source.to_string(),
+                index: b.index,
+                label: Some(b.label),
+                score: Some(b.score),
+                tag: b.tag.clone(),
+                text: b.text.clone(),
+                features: FeatureValues(e.features.row(i).to_vec()),
+            };
+            lines.push_str(&serde_json::to_string(&rec).unwrap_or_default());
+            lines.push('\n');
+        }
+        Ok(lines)
+    })
+}
+
+fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
+    let ex = extractor(&args.model, args.input.max_bytes)?;
+    let single = args.input.inputs.len() == 1
+        && (args.input.inputs[0] == "-" || !std::path::Path::new(&args.input.inputs[0]).is_dir());
+    let format = args
+        .format
+        .unwrap_or(if single { Format::Text } else { Format::Jsonl });
+    let with_blocks = args.blocks;
+    run_batch(&args.input, |source, bytes| {
+        let e = ex.extract(bytes)?;
+        Ok(match format {
+            Format::Text => textsift::output::to_text(&e),
+            Format::Markdown => textsift::output::to_markdown(&e),
+            Format::Html => textsift::output::to_html(source, &e),
+            Format::Json => {
+                let v = textsift::output::to_json(source, &e, with_blocks);
+                format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+            }
+            Format::Jsonl => {
+                let v = textsift::output::to_json(source, &e, with_blocks);
+                format!("{}\n", serde_json::to_string(&v).unwrap_or_default())
+            }
+        })
+    })
 }
 
 fn load_model(path: Option<&PathBuf>) -> textsift::Result<Model> {
@@ -319,6 +479,11 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
          rows_per_tree => recipe.model.rows_per_tree, balance => recipe.model.balance,
          seed => recipe.model.seed, min_aligned => recipe.labels.min_aligned,
          folds => recipe.cv.folds);
+    if let Some(w) = &args.weighting {
+        recipe.model.weighting = toml::Value::String(w.clone())
+            .try_into()
+            .map_err(|_| anyhow::anyhow!("--weighting must be block, page or words, not {w}"))?;
+    }
     recipe.validate()?;
 
     let t0 = Instant::now();
@@ -341,6 +506,20 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             recipe.cv.folds, cv.threshold
         );
         println!("{}", cv.all.markdown());
+        if let Some(path) = &args.oof {
+            let mut out = BufWriter::new(
+                std::fs::File::create(path)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            );
+            for (i, p) in pages.iter().enumerate() {
+                let rec = serde_json::json!({
+                    "id": p.id, "page_type": p.page_type, "fold": cv.fold_of[i],
+                    "texts": p.texts, "labels": p.labels, "scores": cv.scores[i],
+                });
+                writeln!(out, "{rec}")?;
+            }
+            out.flush()?;
+        }
         Some(cv)
     } else {
         None
@@ -383,15 +562,17 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
 
 fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let model = load_model(args.model.as_ref())?;
-    let threshold = args.threshold.unwrap_or(model.info.threshold);
-    let decoder = textsift::decode::Decoder::Threshold { threshold };
-    decoder.validate()?;
-    let (pages, _) = load_pages(&args.data, args.min_aligned)?;
-    let mut predicted = Vec::with_capacity(pages.len());
-    for p in &pages {
-        predicted.push(decoder.decode(&model.scores(&p.features)?));
+    let mut decoding = model.default_decoding();
+    if let Some(threshold) = args.threshold {
+        decoding.decoder = textsift::decode::Decoder::Threshold { threshold };
     }
-    let e = train::evaluate(&pages, &predicted);
+    decoding.decoder.validate()?;
+    let (pages, _) = load_pages(&args.data, args.min_aligned)?;
+    let scores = pages
+        .iter()
+        .map(|p| model.scores(&p.features))
+        .collect::<textsift::Result<Vec<_>>>()?;
+    let e = train::evaluate_scores(&pages, &scores, &decoding);
     println!("{}", e.markdown());
     let oracle = train::oracle(&pages);
     if args.oracle {
@@ -427,6 +608,12 @@ fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         i.blocks
     );
     println!("threshold: {}", i.threshold);
+    let d = model.default_decoding();
+    println!(
+        "decoder: {} (headings attached: {})",
+        train::describe(&d.decoder),
+        d.attach_headings
+    );
     for (k, v) in &i.cv {
         println!("cv.{k}: {v:.4}");
     }

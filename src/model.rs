@@ -1,6 +1,7 @@
 //! The block classifier: a forest of smartcore decision trees with its training metadata,
 //! saved to and loaded from a versioned model file ([`crate::serial`]).
 
+use crate::decode::{Decoder, Decoding};
 use crate::error::{Error, Result};
 use crate::features::{schema_hash, FeatureMatrix, N_FEATURES, SCHEMA};
 use crate::forest::{Forest, ForestParams};
@@ -52,6 +53,8 @@ pub struct ModelInfo {
     pub cv: Vec<(String, f64)>,
     /// Score at or above which a block is content, chosen by cross-validation.
     pub threshold: f32,
+    /// The decoding chosen by cross-validation, if it was run.
+    pub decoding: Option<Decoding>,
 }
 
 /// A trained block classifier.
@@ -74,14 +77,15 @@ impl Model {
         Ok(Model { info, forest })
     }
 
-    /// Train a model on feature rows and 0/1 labels.
+    /// Train a model on feature rows, 0/1 labels and optional row weights.
     pub fn train(
         info: ModelInfo,
         rows: &[f32],
         labels: &[u8],
+        weights: Option<&[f32]>,
         params: &ForestParams,
     ) -> Result<Model> {
-        let forest = Forest::fit(rows, N_FEATURES, labels, params)
+        let forest = Forest::fit(rows, N_FEATURES, labels, weights, params)
             .map_err(|e| Error::Training(e.to_string()))?;
         Model::new(info, forest)
     }
@@ -129,6 +133,11 @@ impl Model {
                 info.threshold
             )));
         }
+        if let Some(d) = &info.decoding {
+            d.decoder
+                .validate()
+                .map_err(|e| Error::Model(format!("corrupt model: {e}")))?;
+        }
         Model::new(info, forest)
     }
 
@@ -165,6 +174,16 @@ impl Model {
             .collect();
         v.sort_by(|a, b| b.1.total_cmp(&a.1));
         v
+    }
+
+    /// The decoding this model was tuned with: its cross-validated choice, or its threshold.
+    pub fn default_decoding(&self) -> Decoding {
+        self.info.decoding.unwrap_or(Decoding {
+            decoder: Decoder::Threshold {
+                threshold: self.info.threshold,
+            },
+            attach_headings: false,
+        })
     }
 
     /// Number of trees.

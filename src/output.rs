@@ -1,8 +1,10 @@
-//! Records written by the CLI: one JSON object per block (`textsift blocks`).
+//! What the CLI writes: block records (`textsift blocks`) and extractions in every format
+//! (`textsift extract`).
 //!
 //! A block record can be edited by hand (its `label`) and read back by training, so it also
 //! deserializes, checking feature names against the schema.
 
+use crate::extract::{ExtractedBlock, Extraction};
 use crate::features::{N_FEATURES, SCHEMA};
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -98,6 +100,147 @@ pub struct BlockRecord {
     pub text: String,
     /// The features, by name.
     pub features: FeatureValues,
+}
+
+/// Output formats of `textsift extract`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The title, then the content: one paragraph per block, blank lines between.
+    Text,
+    /// One JSON document per page (pretty-printed).
+    Json,
+    /// One JSON object per line.
+    Jsonl,
+    /// Headings, lists, quotes and code as Markdown.
+    Markdown,
+    /// A debug page: every block coloured by score, features on hover, kept text outlined.
+    Html,
+}
+
+/// The title and the main text.
+pub fn to_text(e: &Extraction) -> String {
+    let mut out = String::new();
+    if !e.title.is_empty() {
+        out.push_str(&e.title);
+        out.push_str("\n\n");
+    }
+    out.push_str(&e.text);
+    out.push('\n');
+    out
+}
+
+/// The kept blocks as Markdown.
+pub fn to_markdown(e: &Extraction) -> String {
+    let mut out = String::new();
+    if !e.title.is_empty() {
+        out.push_str(&format!("# {}\n\n", e.title));
+    }
+    let kept: Vec<&ExtractedBlock> = e.blocks.iter().filter(|b| b.label.is_content()).collect();
+    for (i, b) in kept.iter().enumerate() {
+        let line = match b.tag.as_str() {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                let level = b.tag.as_bytes()[1] - b'0';
+                // The page title is already the top heading.
+                format!(
+                    "{} {}",
+                    "#".repeat(usize::from(level.clamp(1, 5)) + 1),
+                    b.text
+                )
+            }
+            "li" | "dd" | "dt" => format!("- {}", b.text),
+            "blockquote" => format!("> {}", b.text),
+            "pre" => format!("```\n{}\n```", b.text),
+            _ => b.text.clone(),
+        };
+        out.push_str(&line);
+        // List items stay together; everything else is a paragraph.
+        let next_is_item = kept
+            .get(i + 1)
+            .is_some_and(|n| matches!(n.tag.as_str(), "li" | "dd" | "dt"));
+        let is_item = matches!(b.tag.as_str(), "li" | "dd" | "dt");
+        out.push_str(if is_item && next_is_item {
+            "\n"
+        } else {
+            "\n\n"
+        });
+    }
+    out
+}
+
+/// One page as a JSON value: source, title, text, and the blocks when asked.
+pub fn to_json(source: &str, e: &Extraction, with_blocks: bool) -> serde_json::Value {
+    let mut v = serde_json::json!({"source": source, "title": e.title, "text": e.text});
+    if with_blocks {
+        v["blocks"] = e
+            .blocks
+            .iter()
+            .map(|b| {
+                serde_json::json!({"index": b.index, "tag": b.tag, "text": b.text,
+                                   "label": b.label, "score": b.score})
+            })
+            .collect();
+    }
+    v
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The debug view: a standalone HTML page where every block is coloured from red (boilerplate)
+/// to green (content) by its score, shows its features on hover, and kept blocks are outlined.
+pub fn to_html(source: &str, e: &Extraction) -> String {
+    let mut out =
+        String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>textsift: ");
+    out.push_str(&escape(source));
+    out.push_str(
+        "</title>\n<style>body{font:14px/1.4 sans-serif;max-width:60em;margin:1em auto}\
+         .b{margin:2px 0;padding:3px 6px;border:2px solid transparent;border-radius:3px}\
+         .keep{border-color:#135}.m{color:#555;font-size:11px}</style></head><body>\n",
+    );
+    out.push_str(&format!(
+        "<h1>{}</h1>\n<p class=\"m\">{}: {} blocks, {} kept. Colour: score from red (0, boilerplate) \
+         to green (1, content); outlined: kept; hover: features.</p>\n",
+        escape(&e.title),
+        escape(source),
+        e.blocks.len(),
+        e.blocks.iter().filter(|b| b.label.is_content()).count()
+    ));
+    for (i, b) in e.blocks.iter().enumerate() {
+        let hue = (b.score.clamp(0.0, 1.0) * 120.0).round();
+        let features: String = if i < e.features.rows() {
+            SCHEMA
+                .iter()
+                .zip(e.features.row(i))
+                .map(|(d, v)| format!("{}={v}\n", d.name))
+                .collect()
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "<div class=\"b{}\" style=\"background:hsl({hue},70%,85%)\" title=\"{}\">\
+             <span class=\"m\">#{} &lt;{}&gt; {:.2}</span> {}</div>\n",
+            if b.label.is_content() { " keep" } else { "" },
+            escape(&features),
+            b.index,
+            escape(&b.tag),
+            b.score,
+            escape(&b.text)
+        ));
+    }
+    out.push_str("</body></html>\n");
+    out
 }
 
 #[cfg(test)]

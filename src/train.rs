@@ -1,10 +1,10 @@
 //! Training: a recipe, domain-grouped cross-validation, the final model, and its report.
 
 use crate::annotate::{content_text, LabeledPage};
-use crate::decode::Decoder;
+use crate::decode::{Decoder, Decoding};
 use crate::error::{Error, Result};
-use crate::eval::{Confusion, Evaluation, PageScore};
-use crate::features::{N_FEATURES, SCHEMA};
+use crate::eval::{Confusion, Evaluation, Means, PageScore};
+use crate::features::{F, N_FEATURES, SCHEMA};
 use crate::forest::ForestParams;
 use crate::model::{Model, ModelInfo, ModelKind};
 use serde::{Deserialize, Serialize};
@@ -43,6 +43,8 @@ pub struct ModelRecipe {
     pub rows_per_tree: usize,
     /// Sample both classes equally for each tree.
     pub balance: bool,
+    /// How rows are weighted when sampled for a tree.
+    pub weighting: Weighting,
     /// Random seed: the same recipe and data give the same model.
     pub seed: u64,
 }
@@ -57,9 +59,23 @@ impl Default for ModelRecipe {
             feature_fraction: 0.5,
             rows_per_tree: 40_000,
             balance: false,
+            weighting: Weighting::Words,
             seed: 42,
         }
     }
+}
+
+/// How training rows (blocks) are weighted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Weighting {
+    /// Every block alike: long pages with many blocks dominate.
+    Block,
+    /// Every page alike: a block weighs 1 / blocks of its page.
+    Page,
+    /// Every page alike, and within a page blocks by words: (words + 1) / (page words +
+    /// page blocks). Matches the metric, a mean over pages of word scores.
+    Words,
 }
 
 /// Label derivation settings.
@@ -182,15 +198,27 @@ fn fnv(s: &str) -> u64 {
     })
 }
 
-/// Stack the rows and labels of some pages.
-fn rows_of<'a>(pages: impl IntoIterator<Item = &'a LabeledPage>) -> (Vec<f32>, Vec<u8>) {
+/// Stack the rows, labels and row weights of some pages.
+fn rows_of<'a>(
+    pages: impl IntoIterator<Item = &'a LabeledPage>,
+    weighting: Weighting,
+) -> (Vec<f32>, Vec<u8>, Vec<f32>) {
     let mut rows = Vec::new();
     let mut labels = Vec::new();
+    let mut weights = Vec::new();
     for p in pages {
         rows.extend_from_slice(&p.features.data);
         labels.extend(p.labels.iter().map(|&l| u8::from(l)));
+        let n = p.labels.len();
+        let words: Vec<f32> = (0..n).map(|i| p.features.get(i, F::Words)).collect();
+        let total: f32 = words.iter().sum::<f32>() + n as f32;
+        weights.extend(words.iter().map(|w| match weighting {
+            Weighting::Block => 1.0,
+            Weighting::Page => 1.0 / n as f32,
+            Weighting::Words => (w + 1.0) / total,
+        }));
     }
-    (rows, labels)
+    (rows, labels, weights)
 }
 
 /// Score pages given block labels: word scores against gold text (when there is gold text) and
@@ -208,12 +236,60 @@ pub fn evaluate(pages: &[LabeledPage], predicted: &[Vec<bool>]) -> Evaluation {
     e
 }
 
+/// Candidate decoders around a threshold, compared by cross-validation.
+pub fn candidate_decoders(threshold: f32) -> Vec<Decoder> {
+    vec![
+        Decoder::Threshold { threshold },
+        Decoder::Mss { threshold },
+        Decoder::Runs {
+            threshold,
+            max_gap: 2,
+            gap_threshold: (threshold - 0.15).max(0.0),
+        },
+        Decoder::Smooth {
+            threshold,
+            alpha: 0.5,
+        },
+    ]
+}
+
+/// Decode block scores with `decoding` and score the result.
+pub fn evaluate_scores(
+    pages: &[LabeledPage],
+    scores: &[Vec<f32>],
+    decoding: &Decoding,
+) -> Evaluation {
+    let predicted: Vec<Vec<bool>> = pages
+        .iter()
+        .zip(scores)
+        .map(|(p, s)| {
+            let (words, headings) = words_and_headings(p);
+            decoding.decode(s, &words, &headings)
+        })
+        .collect();
+    evaluate(pages, &predicted)
+}
+
+/// Word counts and heading flags of a page's blocks, from its features.
+pub fn words_and_headings(p: &LabeledPage) -> (Vec<f32>, Vec<bool>) {
+    (0..p.labels.len())
+        .map(|i| {
+            let f = |x: F| p.features.get(i, x);
+            let heading = f(F::TagH1) + f(F::TagH2) + f(F::TagH3) + f(F::TagH4to6) > 0.0;
+            (f(F::Words), heading)
+        })
+        .unzip()
+}
+
 /// The oracle: the word scores of the derived labels themselves (the ceiling of any block
 /// classifier on these pages).
 pub fn oracle(pages: &[LabeledPage]) -> Evaluation {
     let labels: Vec<Vec<bool>> = pages.iter().map(|p| p.labels.clone()).collect();
     evaluate(pages, &labels)
 }
+
+/// A decoding with its cross-validated means, overall and per page type.
+pub type DecoderScore = (Decoding, Means, Vec<(String, Means)>);
 
 /// Results of cross-validation.
 #[derive(Debug, Clone)]
@@ -226,6 +302,10 @@ pub struct CrossValidation {
     pub thresholds: Vec<(f32, f64)>,
     /// The threshold with the best word F1.
     pub threshold: f32,
+    /// Every candidate decoding at that threshold, with its means overall and per page type.
+    pub decoders: Vec<DecoderScore>,
+    /// The decoding with the best word F1: the model's default.
+    pub decoding: Decoding,
     /// Out-of-fold scores, per page (for decoder studies).
     pub scores: Vec<Vec<f32>>,
     /// Pages in each fold.
@@ -245,41 +325,47 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     let params = recipe.forest_params();
     let mut scores: Vec<Vec<f32>> = vec![Vec::new(); pages.len()];
     for fold in 0..k {
-        let (rows, labels) = rows_of(
+        let (rows, labels, weights) = rows_of(
             pages
                 .iter()
                 .zip(&fold_of)
                 .filter(|(_, &f)| f != fold)
                 .map(|(p, _)| p),
+            recipe.model.weighting,
         );
         if rows.is_empty() {
             return Err(Error::Training(format!("fold {fold} has no training rows")));
         }
-        let model = Model::train(placeholder_info(recipe), &rows, &labels, &params)?;
+        let model = Model::train(
+            placeholder_info(recipe),
+            &rows,
+            &labels,
+            Some(&weights),
+            &params,
+        )?;
         for (i, p) in pages.iter().enumerate() {
             if fold_of[i] == fold {
                 scores[i] = model.scores(&p.features)?;
             }
         }
     }
-    let eval_at = |t: f32| {
-        let d = Decoder::Threshold { threshold: t };
-        let predicted: Vec<Vec<bool>> = scores.iter().map(|s| d.decode(s)).collect();
-        evaluate(pages, &predicted)
+    let eval_with = |d: &Decoding| evaluate_scores(pages, &scores, d);
+    let word_f1 = |e: &Evaluation| {
+        if e.pages.is_empty() {
+            e.blocks.prf().2
+        } else {
+            e.overall().f1
+        }
+    };
+    let plain = |threshold| Decoding {
+        decoder: Decoder::Threshold { threshold },
+        attach_headings: false,
     };
     let thresholds: Vec<(f32, f64)> = recipe
         .cv
         .thresholds
         .iter()
-        .map(|&t| {
-            let e = eval_at(t);
-            let f = if e.pages.is_empty() {
-                e.blocks.prf().2
-            } else {
-                e.overall().f1
-            };
-            (t, f)
-        })
+        .map(|&t| (t, word_f1(&eval_with(&plain(t)))))
         .collect();
     let threshold = thresholds
         .iter()
@@ -288,21 +374,41 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
             |best, &(t, f)| if f > best.1 { (t, f) } else { best },
         )
         .0;
-    let d = Decoder::Threshold { threshold };
+    let mut decoders = Vec::new();
+    for decoder in candidate_decoders(threshold) {
+        for attach_headings in [false, true] {
+            let d = Decoding {
+                decoder,
+                attach_headings,
+            };
+            let e = eval_with(&d);
+            decoders.push((d, e.overall(), e.by_type()));
+        }
+    }
+    let decoding = decoders
+        .iter()
+        .fold((plain(threshold), f64::MIN), |best, (d, m, _)| {
+            if m.f1 > best.1 {
+                (*d, m.f1)
+            } else {
+                best
+            }
+        })
+        .0;
+    let all = eval_with(&decoding);
     let mut folds = vec![Evaluation::default(); k];
-    let mut all = Evaluation::default();
     for (i, p) in pages.iter().enumerate() {
-        let e = evaluate(std::slice::from_ref(p), &[d.decode(&scores[i])]);
-        folds[fold_of[i]].pages.extend(e.pages.iter().cloned());
+        let e = evaluate_scores(std::slice::from_ref(p), &scores[i..=i], &decoding);
+        folds[fold_of[i]].pages.extend(e.pages);
         folds[fold_of[i]].blocks.merge(&e.blocks);
-        all.pages.extend(e.pages);
-        all.blocks.merge(&e.blocks);
     }
     Ok(CrossValidation {
         folds,
         all,
         thresholds,
         threshold,
+        decoders,
+        decoding,
         scores,
         fold_of,
     })
@@ -320,6 +426,7 @@ fn placeholder_info(recipe: &Recipe) -> ModelInfo {
         recipe: recipe.to_toml(),
         cv: Vec::new(),
         threshold: 0.5,
+        decoding: None,
     }
 }
 
@@ -331,7 +438,7 @@ pub fn train_final(
     cv: Option<&CrossValidation>,
     date: String,
 ) -> Result<Model> {
-    let (rows, labels) = rows_of(pages);
+    let (rows, labels, weights) = rows_of(pages, recipe.model.weighting);
     if rows.is_empty() {
         return Err(Error::Training("no blocks to train on".into()));
     }
@@ -343,6 +450,7 @@ pub fn train_final(
     info.date = date;
     if let Some(cv) = cv {
         info.threshold = cv.threshold;
+        info.decoding = Some(cv.decoding);
         let m = cv.all.overall();
         let (bp, br, bf) = cv.all.blocks.prf();
         info.cv = vec![
@@ -358,7 +466,13 @@ pub fn train_final(
             info.cv.push((format!("word_f1.{t}"), m.f1));
         }
     }
-    Model::train(info, &rows, &labels, &recipe.forest_params())
+    Model::train(
+        info,
+        &rows,
+        &labels,
+        Some(&weights),
+        &recipe.forest_params(),
+    )
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, or the date of `SOURCE_DATE_EPOCH` when set, so that a
@@ -492,6 +606,30 @@ pub fn report_markdown(r: &ReportInputs) -> String {
                 f.blocks.prf().2
             );
         }
+        let _ = writeln!(s, "\n### Decoders (at threshold {:.2})\n", cv.threshold);
+        let types: Vec<String> = cv.all.by_type().into_iter().map(|t| t.0).collect();
+        let _ = writeln!(
+            s,
+            "| decoder | headings attached | word F1 |{}\n|---|---|---:|{}",
+            types.iter().map(|t| format!(" {t} |")).collect::<String>(),
+            "---:|".repeat(types.len())
+        );
+        for (d, m, by) in &cv.decoders {
+            let per: String = by.iter().map(|(_, m)| format!(" {:.4} |", m.f1)).collect();
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {:.4} |{per}",
+                describe(&d.decoder),
+                d.attach_headings,
+                m.f1
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\nChosen: `{}`, headings attached: {}.",
+            describe(&cv.decoding.decoder),
+            cv.decoding.attach_headings
+        );
         let _ = writeln!(s, "\n### Threshold\n\n| threshold | word F1 |\n|---:|---:|");
         for (t, f) in &cv.thresholds {
             let _ = writeln!(s, "| {t:.2} | {f:.4} |");
@@ -513,6 +651,24 @@ pub fn report_markdown(r: &ReportInputs) -> String {
         }
     }
     s
+}
+
+/// A decoder as compact text, e.g. `mss threshold=0.40`.
+pub fn describe(d: &Decoder) -> String {
+    match *d {
+        Decoder::Threshold { threshold } => format!("threshold {threshold:.2}"),
+        Decoder::Mss { threshold } => format!("mss threshold={threshold:.2}"),
+        Decoder::Runs {
+            threshold,
+            max_gap,
+            gap_threshold,
+        } => format!(
+            "runs threshold={threshold:.2} max_gap={max_gap} gap_threshold={gap_threshold:.2}"
+        ),
+        Decoder::Smooth { threshold, alpha } => {
+            format!("smooth threshold={threshold:.2} alpha={alpha:.2}")
+        }
+    }
 }
 
 /// Peak resident memory of this process in MB (Linux), if known.

@@ -1,0 +1,180 @@
+//! The main job: bytes of a page in, title, main text and labelled blocks out.
+//!
+//! ```
+//! let extractor = textsift::Extractor::new()?;
+//! let page = b"<title>Hi</title><nav><a href=/>Home</a></nav>\
+//!              <article><p>The main text of the page, long enough to be kept.</p></article>";
+//! let extraction = extractor.extract(page)?;
+//! assert_eq!(extraction.title, "Hi");
+//! assert!(extraction.blocks.iter().all(|b| b.score >= 0.0 && b.score <= 1.0));
+//! # Ok::<(), textsift::Error>(())
+//! ```
+
+use crate::blocks::SegmentLimits;
+use crate::decode::Decoding;
+use crate::error::{Error, Result};
+use crate::features::{FeatureMatrix, F};
+use crate::model::Model;
+use crate::output::Label;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Limits on one page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest page accepted, in bytes (after decompression).
+    pub max_bytes: u64,
+    /// DOM and block limits.
+    pub segment: SegmentLimits,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: crate::input::DEFAULT_MAX_BYTES,
+            segment: SegmentLimits::default(),
+        }
+    }
+}
+
+/// One block of an extraction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtractedBlock {
+    /// Position in the page.
+    pub index: usize,
+    /// The text.
+    pub text: String,
+    /// Tag of the nearest block-level element.
+    pub tag: String,
+    /// The decoder's decision.
+    pub label: Label,
+    /// The model's content score, 0 to 1.
+    pub score: f32,
+}
+
+/// The result of extracting one page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extraction {
+    /// The page title.
+    pub title: String,
+    /// The main content: kept blocks, one paragraph each, separated by blank lines.
+    pub text: String,
+    /// Every block, with its label and score.
+    pub blocks: Vec<ExtractedBlock>,
+    /// The features of every block (for the debug view).
+    pub features: FeatureMatrix,
+}
+
+/// Extracts main content with a model and a decoder. Cheap to clone and share across threads.
+#[derive(Debug, Clone)]
+pub struct Extractor {
+    model: Arc<Model>,
+    decoding: Decoding,
+    limits: Limits,
+}
+
+impl Extractor {
+    /// An extractor with the model shipped in the binary and its cross-validated decoder.
+    pub fn new() -> Result<Extractor> {
+        Ok(Extractor::with_model(Model::embedded()?))
+    }
+
+    /// An extractor with the model in a file.
+    pub fn from_model_file(path: &Path) -> Result<Extractor> {
+        Ok(Extractor::with_model(Model::load(path)?))
+    }
+
+    /// An extractor with a model already loaded.
+    pub fn with_model(model: Model) -> Extractor {
+        Extractor {
+            decoding: model.default_decoding(),
+            model: Arc::new(model),
+            limits: Limits::default(),
+        }
+    }
+
+    /// Use another decoding; refused when its settings are out of range.
+    pub fn decoding(mut self, decoding: Decoding) -> Result<Extractor> {
+        decoding.decoder.validate()?;
+        self.decoding = decoding;
+        Ok(self)
+    }
+
+    /// Use other limits; refused when a limit is zero.
+    pub fn limits(mut self, limits: Limits) -> Result<Extractor> {
+        if limits.max_bytes == 0 || limits.segment.max_nodes == 0 || limits.segment.max_blocks == 0
+        {
+            return Err(Error::Config("limits must be above zero".into()));
+        }
+        self.limits = limits;
+        Ok(self)
+    }
+
+    /// The model in use.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The decoding in use.
+    pub fn current_decoding(&self) -> Decoding {
+        self.decoding
+    }
+
+    /// The limits in use.
+    pub fn current_limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Extract one page from its raw bytes (any encoding; gzip is unpacked).
+    pub fn extract(&self, bytes: &[u8]) -> Result<Extraction> {
+        if bytes.len() as u64 > self.limits.max_bytes {
+            return Err(Error::TooLarge(format!(
+                "{} bytes, the limit is {}",
+                bytes.len(),
+                self.limits.max_bytes
+            )));
+        }
+        let unpacked;
+        let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+            unpacked = crate::input::gunzip_if_gzip(bytes.to_vec(), self.limits.max_bytes)?;
+            &unpacked[..]
+        } else {
+            bytes
+        };
+        let analysis = crate::analyze(bytes, self.limits.segment)?;
+        let scores = self.model.scores(&analysis.features)?;
+        let f = &analysis.features;
+        let (words, headings): (Vec<f32>, Vec<bool>) = (0..f.rows())
+            .map(|i| {
+                let h = f.get(i, F::TagH1) + f.get(i, F::TagH2) + f.get(i, F::TagH3);
+                (f.get(i, F::Words), h + f.get(i, F::TagH4to6) > 0.0)
+            })
+            .unzip();
+        let keep = self.decoding.decode(&scores, &words, &headings);
+        let page = analysis.page;
+        let blocks: Vec<ExtractedBlock> = page
+            .blocks
+            .iter()
+            .zip(scores.iter().zip(&keep))
+            .map(|(b, (&score, &k))| ExtractedBlock {
+                index: b.index,
+                text: b.text.clone(),
+                tag: page.tag_of(b).to_string(),
+                label: Label::from_bool(k),
+                score,
+            })
+            .collect();
+        let text = blocks
+            .iter()
+            .filter(|b| b.label.is_content())
+            .map(|b| b.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        Ok(Extraction {
+            title: page.title,
+            text,
+            blocks,
+            features: analysis.features,
+        })
+    }
+}

@@ -1,0 +1,206 @@
+//! Training end to end on small hand-written annotated pages: annotations in, a model file out,
+//! read back and refused when damaged.
+
+use std::io::Write;
+use textsift::annotate;
+use textsift::model::Model;
+use textsift::output::{BlockRecord, FeatureValues, Label};
+use textsift::train::{self, Recipe};
+
+const TOPICS: [&str; 6] = [
+    "river", "harbour", "orchard", "glacier", "market", "library",
+];
+
+/// A page with a menu, an article of `paras` paragraphs, related links and a footer, and its
+/// gold main text.
+fn page(site: usize, n: usize) -> (String, String) {
+    let topic = TOPICS[(site + n) % TOPICS.len()];
+    let mut body = Vec::new();
+    for p in 0..(3 + n % 3) {
+        body.push(format!(
+            "The {topic} survey number {n} found that paragraph {p} of this report describes how \
+             the {topic} changed over the seasons, with careful notes from the local team."
+        ));
+    }
+    let html = format!(
+        "<html><head><title>{topic} report {n}</title></head><body>\
+         <nav class='menu'><ul><li><a href=/>Home</a></li><li><a href=/news>News</a></li>\
+         <li><a href=/about>About us</a></li></ul></nav>\
+         <article><h1>The {topic} report {n}</h1>{}</article>\
+         <aside class='related'><a href=/x>More about {topic}</a> | <a href=/y>Popular stories</a></aside>\
+         <footer>Copyright site{site}. All rights reserved. <a href=/privacy>Privacy</a></footer>\
+         </body></html>",
+        body.iter().map(|b| format!("<p>{b}</p>")).collect::<String>()
+    );
+    let gold = format!("The {topic} report {n}\n\n{}", body.join("\n\n"));
+    (html, gold)
+}
+
+fn manifest(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("pages.jsonl");
+    let mut f = std::fs::File::create(&path).unwrap();
+    for site in 0..6 {
+        for n in 0..4 {
+            let (html, gold) = page(site, n);
+            let rec = serde_json::json!({
+                "id": format!("s{site}p{n}"), "html": html, "text": gold,
+                "url": format!("https://www.site{site}.example/page{n}"),
+                "page_type": "article",
+            });
+            writeln!(f, "{rec}").unwrap();
+        }
+    }
+    path
+}
+
+fn small_recipe() -> Recipe {
+    let mut r = Recipe::default();
+    r.model.trees = 5;
+    r.model.rows_per_tree = 500;
+    r.model.max_depth = 6;
+    r.cv.folds = 3;
+    r
+}
+
+#[test]
+fn gold_text_annotations_train_a_model_that_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pages, bad) = annotate::load(&manifest(dir.path()), 0.5, 1 << 20).unwrap();
+    assert!(bad.is_empty());
+    assert_eq!(pages.len(), 24);
+    // Groups come from the URL's domain, so folds never split a site.
+    assert_eq!(pages[0].group, "site0.example");
+    // The derived labels select exactly the article: the oracle is perfect on these pages.
+    let oracle = train::oracle(&pages);
+    assert!(oracle.overall().f1 > 0.999, "{}", oracle.overall().f1);
+
+    let recipe = small_recipe();
+    let cv = train::cross_validate(&pages, &recipe).unwrap();
+    assert_eq!(cv.folds.len(), 3);
+    assert!(cv.all.overall().f1 > 0.9, "{}", cv.all.markdown());
+    let model = train::train_final(
+        &pages,
+        &recipe,
+        vec!["t".into()],
+        Some(&cv),
+        "2026-01-01".into(),
+    )
+    .unwrap();
+    assert_eq!(model.n_trees(), 5);
+    assert!(model.info.cv.iter().any(|(k, _)| k == "word_f1"));
+
+    let file = dir.path().join("m.tsm");
+    model.save(&file).unwrap();
+    let back = Model::load(&file).unwrap();
+    assert_eq!(back.info, model.info);
+    for p in &pages {
+        assert_eq!(
+            back.scores(&p.features).unwrap(),
+            model.scores(&p.features).unwrap()
+        );
+    }
+
+    // Same data and recipe: the same model, byte for byte.
+    let again = train::train_final(
+        &pages,
+        &recipe,
+        vec!["t".into()],
+        Some(&cv),
+        "2026-01-01".into(),
+    )
+    .unwrap();
+    assert_eq!(again.to_bytes().unwrap(), model.to_bytes().unwrap());
+
+    // Damaged files are refused with a clear error, never a panic.
+    let bytes = std::fs::read(&file).unwrap();
+    for at in [0, 9, 15, 30, bytes.len() / 2, bytes.len() - 1] {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x20;
+        let err = Model::from_bytes(&bad).unwrap_err().to_string();
+        assert!(err.starts_with("model refused"), "{err}");
+    }
+    let err = Model::from_bytes(&bytes[..bytes.len() / 3])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("truncated"), "{err}");
+    let err = Model::load(&dir.path().join("missing.tsm"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cannot read"), "{err}");
+}
+
+#[test]
+fn hand_corrected_block_labels_train_a_model() {
+    let (html, _) = page(1, 1);
+    let a = textsift::analyze(html.as_bytes(), Default::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("blocks.jsonl");
+    let mut f = std::fs::File::create(&path).unwrap();
+    for copy in 0..3 {
+        for (i, b) in a.page.blocks.iter().enumerate() {
+            let rec = BlockRecord {
+                source: format!("page{copy}.html"),
+                index: i,
+                // A person marked the paragraphs and the heading as content.
+                label: Some(Label::from_bool(matches!(a.page.tag_of(b), "p" | "h1"))),
+                score: None,
+                tag: a.page.tag_of(b).to_string(),
+                text: b.text.clone(),
+                features: FeatureValues(a.features.row(i).to_vec()),
+            };
+            writeln!(f, "{}", serde_json::to_string(&rec).unwrap()).unwrap();
+        }
+    }
+    drop(f);
+    let (pages, _) = annotate::load(&path, 0.5, 1 << 20).unwrap();
+    assert_eq!(pages.len(), 3);
+    assert!(pages
+        .iter()
+        .all(|p| p.gold.is_none() && p.labels.len() == a.page.blocks.len()));
+    let mut recipe = small_recipe();
+    recipe.model.trees = 3;
+    let model = train::train_final(&pages, &recipe, vec![], None, "2026-01-01".into()).unwrap();
+    let scores = model.scores(&a.features).unwrap();
+    for (b, s) in a.page.blocks.iter().zip(scores) {
+        let content = matches!(a.page.tag_of(b), "p" | "h1");
+        assert_eq!(s >= 0.5, content, "{} scored {s}", b.text);
+    }
+
+    // A record without a label is refused with its place named.
+    let unlabeled = dir.path().join("unlabeled.jsonl");
+    let line = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let no_label = line
+        .replace("\"label\":\"boilerplate\",", "")
+        .replace("\"label\":\"content\",", "");
+    std::fs::write(&unlabeled, no_label).unwrap();
+    let err = annotate::load(&unlabeled, 0.5, 1 << 20)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("unlabeled.jsonl:1") && err.contains("no `label`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn stale_model_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pages, _) = annotate::load(&manifest(dir.path()), 0.5, 1 << 20).unwrap();
+    let mut recipe = small_recipe();
+    recipe.model.trees = 2;
+    let model = train::train_final(&pages, &recipe, vec![], None, "2026-01-01".into()).unwrap();
+    let bytes = model.to_bytes().unwrap();
+    // Re-frame the same content under another schema hash, with a valid checksum.
+    let mut other = bytes.clone();
+    other[12] ^= 1;
+    let body = other.len() - 4;
+    let crc = crc32fast::hash(&other[..body]);
+    other[body..].copy_from_slice(&crc.to_le_bytes());
+    let err = Model::from_bytes(&other).unwrap_err().to_string();
+    assert!(err.contains("stale model"), "{err}");
+}
