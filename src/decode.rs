@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// How the sequence of block scores of a page becomes content/boilerplate labels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
 pub enum Decoder {
     /// Each block on its own: content when its score is at least `threshold`.
     Threshold {

@@ -22,6 +22,9 @@ pub enum Error {
     /// The input is not HTML or text (an image, a PDF, NUL-heavy bytes...).
     #[error("not an HTML page: {0}")]
     NotHtml(String),
+    /// A record of a WARC or JSON Lines input could not be read.
+    #[error("{0}")]
+    Record(String),
     /// The input is over a configured limit.
     #[error("too large: {0}")]
     TooLarge(String),

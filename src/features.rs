@@ -117,6 +117,9 @@ schema! {
     GroupBlocks = "group_blocks", "1…", "Blocks of the page whose elements have the same path of tags and class/id tokens (digits ignored) as this block's: repeated items of a list, posts of a thread, links of a menu.";
     GroupWordShare = "group_word_share", "0–1", "Share of the page's words in those blocks.";
     GroupLinkDensity = "group_link_density", "0–1", "Link density of those blocks together.";
+    GroupSpan = "group_span", "0–1", "(last − first block index of those blocks) / blocks: how far the repeated structure spreads.";
+    GroupHeadings = "group_headings", "0…", "Heading blocks (h1–h6) among the blocks of the same path group, counted over the group's parent path: lists whose items carry titles.";
+    LargestGroupShare = "largest_group_share", "0–1", "Share of the page's words in its largest path group (same for all blocks of a page).";
     ParentWordShare = "parent_word_share", "0–1", "Share of the page's words inside the parent of the block's element.";
     ParentLinkDensity = "parent_link_density", "0–1", "Link density inside that parent.";
     GrandparentWordShare = "grandparent_word_share", "0–1", "Share of the page's words inside the element two levels up.";
@@ -139,7 +142,7 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// Hash of the schema (names and order, plus a version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-3";
+    const DEFINITIONS_VERSION: &str = "textsift-features-4";
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
@@ -534,13 +537,25 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         }
         sig[i] = h.finish();
     }
-    let mut groups: FxHashMap<u64, (u32, u32, u32)> = FxHashMap::default();
-    for (b, s) in page.blocks.iter().zip(&stats) {
-        let g = groups.entry(sig[b.element as usize]).or_default();
+    // Per path group: blocks, words, anchor words, first and last block index.
+    let mut groups: FxHashMap<u64, (u32, u32, u32, u32, u32)> = FxHashMap::default();
+    // Per parent path: heading blocks below it (list items whose titles are headings).
+    let mut parent_headings: FxHashMap<u64, u32> = FxHashMap::default();
+    for (i, (b, s)) in page.blocks.iter().zip(&stats).enumerate() {
+        let g = groups
+            .entry(sig[b.element as usize])
+            .or_insert((0, 0, 0, i as u32, i as u32));
         g.0 += 1;
         g.1 += s.words;
         g.2 += s.anchor_words;
+        g.4 = i as u32;
+        if matches!(&*page.tag_of(b), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+            if let Some(p) = page.element_of(b).parent {
+                *parent_headings.entry(sig[p as usize]).or_default() += 1;
+            }
+        }
     }
+    let largest_group = groups.values().map(|g| g.1).max().unwrap_or(0);
     // Words and anchor words inside an element, from its block range.
     let inside = |e: u32| {
         let e = &page.elements[e as usize];
@@ -695,6 +710,18 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         set(&mut m, F::GroupBlocks, g.0 as f32);
         set(&mut m, F::GroupWordShare, ratio(g.1, total_words));
         set(&mut m, F::GroupLinkDensity, ratio(g.2, g.1));
+        set(&mut m, F::GroupSpan, (g.4 - g.3) as f32 / n as f32);
+        let parent_sig = element.parent.map_or(0, |p| sig[p as usize]);
+        set(
+            &mut m,
+            F::GroupHeadings,
+            parent_headings.get(&parent_sig).copied().unwrap_or(0) as f32,
+        );
+        set(
+            &mut m,
+            F::LargestGroupShare,
+            ratio(largest_group, total_words),
+        );
         let mut ancestor = element.parent;
         for (share, ld) in [
             (F::ParentWordShare, F::ParentLinkDensity),

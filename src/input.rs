@@ -214,7 +214,7 @@ fn jsonl_pages(
                 Err(e) => {
                     return Item {
                         source: place,
-                        bytes: Err(Error::NotHtml(format!("unreadable line: {e}"))),
+                        bytes: Err(Error::Record(format!("unreadable line: {e}"))),
                     }
                 }
             };
@@ -234,7 +234,7 @@ fn jsonl_pages(
                 }
                 Err(e) => Item {
                     source: place,
-                    bytes: Err(Error::NotHtml(format!(
+                    bytes: Err(Error::Record(format!(
                         "not a JSON record with an \"html\" field: {e}"
                     ))),
                 },
@@ -262,7 +262,7 @@ fn warc_pages(
                 failed = true;
                 return Some(Item {
                     source: format!("{source}#{n}"),
-                    bytes: Err(Error::NotHtml(format!("bad WARC record: {e}"))),
+                    bytes: Err(Error::Record(format!("bad WARC record: {e}"))),
                 });
             }
         };

@@ -93,6 +93,7 @@ fn gold_text_annotations_train_a_model_that_round_trips() {
     model.save(&file).unwrap();
     let back = Model::load(&file).unwrap();
     assert_eq!(back.info, model.info);
+    assert!(back.info.decoding.is_some());
     for p in &pages {
         assert_eq!(
             back.scores(&p.features).unwrap(),

@@ -1,0 +1,252 @@
+//! `textsift extract` and `textsift blocks` end to end, with the embedded model, on pages
+//! written here.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn textsift(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_textsift"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or_default()).unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// An article page: a long article between a menu and a footer.
+fn article(n: usize) -> String {
+    let paragraphs: String = (0..6)
+        .map(|p| {
+            format!(
+                "<p>Paragraph {p} of story {n} explains, in several full sentences, how the town \
+                 council planned the new bridge over the river. Engineers said the work would \
+                 take two years. Residents asked questions about traffic, noise and cost.</p>"
+            )
+        })
+        .collect();
+    format!(
+        "<html><head><title>Story {n} &amp; more</title></head><body>\
+         <header><nav class='main-menu'><ul><li><a href=/>Home</a></li><li><a href=/n>News</a></li>\
+         <li><a href=/s>Sport</a></li><li><a href=/c>Contact</a></li></ul></nav></header>\
+         <main><article><h1>The bridge story {n}</h1>{paragraphs}</article></main>\
+         <footer class='site-footer'><p>Copyright 2026 Example News. All rights reserved.</p>\
+         <p><a href=/privacy>Privacy policy</a> | <a href=/terms>Terms of use</a></p></footer>\
+         </body></html>"
+    )
+}
+
+#[test]
+fn text_format_keeps_the_article_and_drops_the_chrome() {
+    let out = textsift(&["extract", "-"], Some(article(1).as_bytes()));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("Story 1 & more\n\n"), "{text}");
+    assert!(text.contains("Paragraph 0 of story 1"), "{text}");
+    assert!(text.contains("Paragraph 5 of story 1"), "{text}");
+    assert!(!text.contains("All rights reserved"), "{text}");
+    assert!(!text.contains("Privacy policy"), "{text}");
+}
+
+#[test]
+fn formats_json_markdown_html() {
+    let page = article(2);
+    let json = textsift(
+        &["extract", "--format", "json", "--blocks", "-"],
+        Some(page.as_bytes()),
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(v["source"], "-");
+    assert_eq!(v["title"], "Story 2 & more");
+    let blocks = v["blocks"].as_array().unwrap();
+    assert!(blocks.iter().any(|b| b["label"] == "content"));
+    assert!(blocks.iter().any(|b| b["label"] == "boilerplate"));
+    assert!(blocks
+        .iter()
+        .all(|b| (0.0..=1.0).contains(&b["score"].as_f64().unwrap())));
+
+    let md = stdout(&textsift(
+        &["extract", "--format", "markdown", "-"],
+        Some(page.as_bytes()),
+    ));
+    assert!(md.starts_with("# Story 2 & more\n"), "{md}");
+    assert!(md.contains("Paragraph 3 of story 2"), "{md}");
+
+    let evil = page.replace("Story 2 &amp; more", "<b>\"x\" & 'y'</b> &lt;script&gt;");
+    let html = stdout(&textsift(
+        &["extract", "--format", "html", "-"],
+        Some(evil.as_bytes()),
+    ));
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.trim_end().ends_with("</html>"));
+    assert!(!html.contains("<script>"), "text must be escaped");
+    assert!(html.contains("&lt;script&gt;"));
+    assert!(
+        html.contains("class=\"b keep\""),
+        "kept blocks are outlined"
+    );
+    assert!(html.contains("title=\"words="), "features on hover");
+    assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
+}
+
+#[test]
+fn batches_keep_order_across_threads_and_report_bad_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..12 {
+        std::fs::write(dir.path().join(format!("p{i:02}.html")), article(i)).unwrap();
+    }
+    std::fs::write(dir.path().join("p05b.html"), b"").unwrap();
+    std::fs::write(
+        dir.path().join("p07b.png"),
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+    )
+    .unwrap();
+    let d = dir.path().to_str().unwrap();
+    let one = textsift(&["extract", "--threads", "1", d], None);
+    let two = textsift(&["extract", "--threads", "2", d], None);
+    assert_eq!(one.status.code(), Some(1));
+    assert_eq!(stdout(&one), stdout(&two));
+    let lines: Vec<serde_json::Value> = stdout(&one)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 12);
+    let sources: Vec<&str> = lines
+        .iter()
+        .map(|l| l["source"].as_str().unwrap())
+        .collect();
+    let mut sorted = sources.clone();
+    sorted.sort();
+    assert_eq!(sources, sorted);
+    let err = stderr(&one);
+    assert!(err.contains("p05b.html: empty input"), "{err}");
+    assert!(
+        err.contains("p07b.png: not an HTML page: PNG image"),
+        "{err}"
+    );
+    assert!(err.contains("14 pages, 12 ok, 2 failed"), "{err}");
+
+    let good = textsift(
+        &[
+            "extract",
+            &format!("{d}/p01.html"),
+            &format!("{d}/p02.html"),
+        ],
+        None,
+    );
+    assert_eq!(good.status.code(), Some(0), "{}", stderr(&good));
+}
+
+#[test]
+fn jsonl_and_warc_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("pages.jsonl");
+    let mut f = std::fs::File::create(&jsonl).unwrap();
+    writeln!(f, "{}", serde_json::json!({"id": "a", "html": article(3)})).unwrap();
+    writeln!(f, "this line is not JSON").unwrap();
+    writeln!(f, "{}", serde_json::json!({"id": 7, "html": article(4)})).unwrap();
+    drop(f);
+    let out = textsift(
+        &["extract", "--format", "jsonl", jsonl.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let ids: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["source"].to_string())
+        .collect();
+    assert_eq!(ids, ["\"a\"", "\"7\""]);
+    assert!(
+        stderr(&out).contains("pages.jsonl:2: not a JSON record"),
+        "{}",
+        stderr(&out)
+    );
+
+    let warc = dir.path().join("crawl.warc");
+    let mut w = Vec::new();
+    for (i, uri) in ["https://example.com/a", "https://example.com/b"]
+        .iter()
+        .enumerate()
+    {
+        let http = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{}",
+            article(10 + i)
+        );
+        w.extend_from_slice(
+            format!(
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+                 WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-00000000000{i}>\r\n\
+                 WARC-Date: 2026-01-01T00:00:00Z\r\nContent-Type: application/http\r\n\
+                 Content-Length: {}\r\n\r\n{http}\r\n\r\n",
+                http.len()
+            )
+            .as_bytes(),
+        );
+    }
+    std::fs::write(&warc, &w).unwrap();
+    let out = textsift(
+        &["extract", "--format", "jsonl", warc.to_str().unwrap()],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 2);
+    assert_eq!(recs[1]["source"], "https://example.com/b");
+    assert!(recs[1]["text"].as_str().unwrap().contains("story 11"));
+}
+
+#[test]
+fn blocks_carry_labels_that_train_reads_back() {
+    let out = textsift(&["blocks", "-"], Some(article(5).as_bytes()));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert!(first["label"] == "boilerplate" || first["label"] == "content");
+    assert!(first["features"]["words"].is_number());
+}
+
+#[test]
+fn usage_and_model_errors() {
+    assert_eq!(textsift(&["extract"], None).status.code(), Some(2));
+    assert_eq!(
+        textsift(&["extract", "--no-such-flag", "-"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.tsm");
+    std::fs::write(&bad, b"TEXTSIFT\x01\0\0\0garbage").unwrap();
+    let out = textsift(
+        &["extract", "--model", bad.to_str().unwrap(), "-"],
+        Some(b"<p>x</p>"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("textsift: model refused:") && err.contains("truncated"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+    let out = textsift(
+        &["extract", "--model", "/no/such/model.tsm", "-"],
+        Some(b"<p>x</p>"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
+}
