@@ -549,7 +549,7 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         g.1 += s.words;
         g.2 += s.anchor_words;
         g.4 = i as u32;
-        if matches!(&*page.tag_of(b), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+        if matches!(page.tag_of(b), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
             if let Some(p) = page.element_of(b).parent {
                 *parent_headings.entry(sig[p as usize]).or_default() += 1;
             }
