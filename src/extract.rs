@@ -13,7 +13,7 @@
 use crate::blocks::SegmentLimits;
 use crate::decode::Decoding;
 use crate::error::{Error, Result};
-use crate::features::{FeatureMatrix, F};
+use crate::features::FeatureMatrix;
 use crate::model::Model;
 use crate::output::Label;
 use std::path::Path;
@@ -143,13 +143,7 @@ impl Extractor {
         };
         let analysis = crate::analyze(bytes, self.limits.segment)?;
         let scores = self.model.scores(&analysis.features)?;
-        let f = &analysis.features;
-        let (words, headings): (Vec<f32>, Vec<bool>) = (0..f.rows())
-            .map(|i| {
-                let h = f.get(i, F::TagH1) + f.get(i, F::TagH2) + f.get(i, F::TagH3);
-                (f.get(i, F::Words), h + f.get(i, F::TagH4to6) > 0.0)
-            })
-            .unzip();
+        let (words, headings) = crate::features::words_and_headings(&analysis.features);
         let keep = self.decoding.decode(&scores, &words, &headings);
         let page = analysis.page;
         let blocks: Vec<ExtractedBlock> = page

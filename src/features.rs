@@ -764,6 +764,17 @@ fn normalize_word(w: &str, out: &mut String) {
     }
 }
 
+/// Word counts and heading flags of every block, as the decoders need them.
+pub fn words_and_headings(m: &FeatureMatrix) -> (Vec<f32>, Vec<bool>) {
+    (0..m.rows())
+        .map(|i| {
+            let f = |x: F| m.get(i, x);
+            let heading = f(F::TagH1) + f(F::TagH2) + f(F::TagH3) + f(F::TagH4to6) > 0.0;
+            (f(F::Words), heading)
+        })
+        .unzip()
+}
+
 /// A Markdown table of the schema, for `training/FEATURES.md`.
 pub fn schema_markdown() -> String {
     let mut out = String::from("| # | name | range | definition |\n|---|---|---|---|\n");

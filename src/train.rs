@@ -263,22 +263,11 @@ pub fn evaluate_scores(
         .iter()
         .zip(scores)
         .map(|(p, s)| {
-            let (words, headings) = words_and_headings(p);
+            let (words, headings) = crate::features::words_and_headings(&p.features);
             decoding.decode(s, &words, &headings)
         })
         .collect();
     evaluate(pages, &predicted)
-}
-
-/// Word counts and heading flags of a page's blocks, from its features.
-pub fn words_and_headings(p: &LabeledPage) -> (Vec<f32>, Vec<bool>) {
-    (0..p.labels.len())
-        .map(|i| {
-            let f = |x: F| p.features.get(i, x);
-            let heading = f(F::TagH1) + f(F::TagH2) + f(F::TagH3) + f(F::TagH4to6) > 0.0;
-            (f(F::Words), heading)
-        })
-        .unzip()
 }
 
 /// The oracle: the word scores of the derived labels themselves (the ceiling of any block

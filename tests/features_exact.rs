@@ -1,0 +1,154 @@
+//! Exact blocks and feature values of hand-written pages, worked out by hand.
+
+use textsift::features::{FeatureMatrix, F, N_FEATURES};
+use textsift::{analyze, Analysis, Error, SegmentLimits};
+
+fn run(html: &str) -> Analysis {
+    analyze(html.as_bytes(), SegmentLimits::default()).unwrap()
+}
+
+fn close(m: &FeatureMatrix, row: usize, f: F, want: f32) {
+    let got = m.get(row, f);
+    assert!(
+        (got - want).abs() < 1e-5,
+        "row {row} {f:?}: got {got}, want {want}"
+    );
+}
+
+#[test]
+fn boilerpipe_features_of_a_small_page() {
+    let a = run("<html><head><title>Bridge News</title></head><body>\
+                 <p>Bridge news today</p>\
+                 <div>NASA and ESA Launch a new Probe.</div>\
+                 <p>Read <a href=/x>the full story here</a> now</p></body></html>");
+    assert_eq!(a.page.title, "Bridge News");
+    let texts: Vec<&str> = a.page.blocks.iter().map(|b| b.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Bridge news today",
+            "NASA and ESA Launch a new Probe.",
+            "Read the full story here now"
+        ]
+    );
+    let m = &a.features;
+    assert_eq!(m.rows(), 3);
+    assert_eq!(m.data.len(), 3 * N_FEATURES);
+    // Block 0: three words on one line; two of them in the title.
+    close(m, 0, F::Words, 3.0);
+    close(m, 0, F::TextDensity, 3.0);
+    close(m, 0, F::TitleOverlap, 2.0 / 3.0);
+    close(m, 0, F::TagP, 1.0);
+    close(m, 0, F::PrevWords, 0.0);
+    close(m, 0, F::NextWords, 7.0);
+    // Block 1: NASA, ESA, Launch, Probe start upper-case; NASA and ESA are all caps ("a" is
+    // too short to count); one sentence end.
+    close(m, 1, F::Words, 7.0);
+    close(m, 1, F::UpperRatio, 4.0 / 7.0);
+    close(m, 1, F::AllCapsRatio, 2.0 / 7.0);
+    close(m, 1, F::Sentences, 1.0);
+    close(m, 1, F::AvgSentenceLen, 7.0);
+    close(m, 1, F::EndsWithPunct, 1.0);
+    close(m, 1, F::TagDiv, 1.0);
+    close(m, 1, F::PrevWords, 3.0);
+    close(m, 1, F::NextWords, 6.0);
+    close(m, 1, F::NextLinkDensity, 4.0 / 6.0);
+    close(m, 1, F::RelPosition, 0.5);
+    // Block 2: four of six words are link text.
+    close(m, 2, F::AnchorWords, 4.0);
+    close(m, 2, F::LinkDensity, 4.0 / 6.0);
+    close(m, 2, F::PrevLinkDensity, 0.0);
+    close(m, 2, F::NextWords, 0.0);
+    close(m, 2, F::PageWords, 16.0);
+    close(m, 2, F::LinkDensityRel, 4.0 / 6.0 - 4.0 / 16.0);
+    // Exactly one tag class per block.
+    let tags = [
+        F::TagH1,
+        F::TagH2,
+        F::TagH3,
+        F::TagH4to6,
+        F::TagP,
+        F::TagLi,
+        F::TagTd,
+        F::TagAOnly,
+        F::TagDiv,
+        F::TagPre,
+        F::TagBlockquote,
+        F::TagOther,
+    ];
+    for row in 0..3 {
+        assert_eq!(tags.iter().map(|&t| m.get(row, t)).sum::<f32>(), 1.0);
+    }
+}
+
+#[test]
+fn text_density_at_80_columns() {
+    // 30 tokens of 9 characters: lines hold 8 tokens (8 × 9 + 7 spaces = 79 columns), so the
+    // text wraps into three full lines of 8 words and a last line of 6, which is left out:
+    // density = 24 words / 3 lines = 8.
+    let words = vec!["abcdefghi"; 30].join(" ");
+    let a = run(&format!("<p>{words}</p><p>short one</p>"));
+    close(&a.features, 0, F::Words, 30.0);
+    close(&a.features, 0, F::TextDensity, 8.0);
+    close(&a.features, 1, F::TextDensity, 2.0);
+    close(&a.features, 1, F::PrevTextDensity, 8.0);
+}
+
+#[test]
+fn dates_and_links_only_blocks() {
+    let a = run(
+        "<p>Posted 2024-05-01 at 10:30 pm, updated May 3, 2024 and 3 days ago</p>\
+                 <ul><li><a href=/a>Home page</a></li></ul>",
+    );
+    close(&a.features, 0, F::DateTokens, 4.0);
+    close(&a.features, 1, F::TagAOnly, 1.0);
+    close(&a.features, 1, F::InList, 1.0);
+}
+
+#[test]
+fn shift_jis_with_meta_charset() {
+    let mut page = b"<html><head><meta charset=\"Shift_JIS\"></head><body><p>".to_vec();
+    // "日本語のテキストです" in Shift_JIS.
+    page.extend_from_slice(&[
+        0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0x82, 0xcc, 0x83, 0x65, 0x83, 0x4c, 0x83, 0x58, 0x83,
+        0x67, 0x82, 0xc5, 0x82, 0xb7,
+    ]);
+    page.extend_from_slice(b"</p></body></html>");
+    let a = analyze(&page, SegmentLimits::default()).unwrap();
+    assert_eq!(a.encoding, "Shift_JIS");
+    assert_eq!(a.page.blocks[0].text, "日本語のテキストです");
+}
+
+#[test]
+fn empty_and_binary_inputs_are_typed_errors() {
+    assert!(matches!(
+        analyze(b"", SegmentLimits::default()),
+        Err(Error::Empty)
+    ));
+    assert!(matches!(
+        analyze(b"%PDF-1.7\n%\xe2\xe3", SegmentLimits::default()),
+        Err(Error::NotHtml(_))
+    ));
+    // A page with markup but no words has no blocks, and that is not an error.
+    let a = analyze(
+        b"<html><body><div> | </div></body></html>",
+        SegmentLimits::default(),
+    )
+    .unwrap();
+    assert!(a.page.blocks.is_empty() && a.features.rows() == 0);
+}
+
+#[test]
+fn every_value_is_finite_on_odd_pages() {
+    let long_word = "x".repeat(10_000);
+    for html in [
+        "<body></body>".to_string(),
+        "<a href=a>a</a><a href=b>b</a>".to_string(),
+        format!("<p>{long_word}</p>"),
+        "<p dir=rtl>שלום עולם</p><p>中文文本没有空格</p>".to_string(),
+        "<table><tr><td>1</td><td>2</td></tr></table>".to_string(),
+    ] {
+        let a = run(&html);
+        assert!(a.features.data.iter().all(|v| v.is_finite()), "{html}");
+    }
+}
