@@ -13,7 +13,12 @@ fn run(stage: &str, pages: &[String]) -> usize {
     for p in pages {
         n += match stage {
             "parse" => {
-                let doc = kuchikiki::parse_html().one(p.as_str()).document_node;
+                // The parse textsift itself does: as by a client without scripts.
+                let mut opts = kuchikiki::ParseOpts::default();
+                opts.tree_builder.scripting_enabled = false;
+                let doc = kuchikiki::parse_html_with_options(opts)
+                    .one(p.as_str())
+                    .document_node;
                 usize::from(doc.first_child().is_some())
             }
             "blocks" => textsift::blocks::segment(p, Default::default())

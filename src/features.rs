@@ -232,9 +232,9 @@ fn date_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         let month = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?";
-        let b = r"(?-u:\b)";
+        let b = r"\b";
         Regex::new(&format!(
-            r"(?i){b}(?:[0-9]{{4}}-[0-9]{{1,2}}-[0-9]{{1,2}}|[0-9]{{1,2}}[./-][0-9]{{1,2}}[./-][0-9]{{2,4}}|[0-9]{{1,2}}:[0-9]{{2}}(?::[0-9]{{2}})?(?:\s?[ap]\.?m\.?)?|{month}\s+[0-9]{{1,2}}(?:st|nd|rd|th)?,?\s+[0-9]{{4}}|[0-9]{{1,2}}(?:st|nd|rd|th)?\s+{month}\s+[0-9]{{4}}|[0-9]+\s+(?:second|minute|hour|day|week|month|year)s?\s+ago){b}"
+            r"(?i-u){b}(?:[0-9]{{4}}-[0-9]{{1,2}}-[0-9]{{1,2}}|[0-9]{{1,2}}[./-][0-9]{{1,2}}[./-][0-9]{{2,4}}|[0-9]{{1,2}}:[0-9]{{2}}(?::[0-9]{{2}})?(?:\s?[ap]\.?m\.?)?|{month}\s+[0-9]{{1,2}}(?:st|nd|rd|th)?,?\s+[0-9]{{4}}|[0-9]{{1,2}}(?:st|nd|rd|th)?\s+{month}\s+[0-9]{{4}}|[0-9]+\s+(?:second|minute|hour|day|week|month|year)s?\s+ago){b}"
         ))
         .expect("valid date regex")
     })
@@ -610,7 +610,12 @@ pub fn compute(page: &Page) -> FeatureMatrix {
             .text
             .ends_with(['.', '!', '?', '…', '。', '！', '？', ':', '"', '”']);
         set(&mut m, F::EndsWithPunct, f32::from(u8::from(ends)));
-        set(&mut m, F::Chars, block.text.chars().count() as f32);
+        let chars = if block.text.is_ascii() {
+            block.text.len()
+        } else {
+            block.text.chars().count()
+        };
+        set(&mut m, F::Chars, chars as f32);
         set(&mut m, F::Position, i as f32);
         set(
             &mut m,
