@@ -13,7 +13,8 @@ fn textsift(args: &[&str], stdin: Option<&[u8]>) -> Output {
         .spawn()
         .unwrap();
     let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.unwrap_or_default()).unwrap();
+    // A command that stops early (usage or model error) may close its input first.
+    let _ = input.write_all(stdin.unwrap_or_default());
     drop(input);
     child.wait_with_output().unwrap()
 }
