@@ -235,6 +235,13 @@ impl Forest {
                         .map(|_| draw(&cum_all, &mut rng))
                         .collect()
                 };
+                let mut sample = sample;
+                // smartcore cannot fit one class: a sample that missed a class gets one row of it.
+                for pool in [&positives, &negatives] {
+                    if !sample.iter().any(|r| pool.binary_search(r).is_ok()) {
+                        sample.push(pool[rng.below(pool.len())]);
+                    }
+                }
                 let mut x = Vec::with_capacity(sample.len() * columns.len());
                 for &r in &sample {
                     let row = &rows[r * n_features..(r + 1) * n_features];
@@ -422,6 +429,19 @@ mod tests {
         nan[0] = f32::NAN;
         nan[1] = f32::INFINITY;
         assert_eq!(f.predict_scores(&nan, 3).unwrap().len(), 10);
+    }
+
+    #[test]
+    fn tiny_samples_still_see_both_classes() {
+        let (rows, _) = data(40, 6);
+        let mut labels = vec![0u8; 40];
+        labels[39] = 1;
+        let p = ForestParams {
+            rows_per_tree: 3,
+            ..params()
+        };
+        let f = Forest::fit(&rows, 3, &labels, None, &p).unwrap();
+        assert_eq!(f.n_trees(), 9);
     }
 
     #[test]
