@@ -1,73 +1,270 @@
-//! Segmentation and features against the parse alone, on generated pages of three sizes.
-//! `TEXTSIFT_BENCH_DIR=DIR cargo bench` also runs over the pages of a directory.
+//! The parse alone against segmentation and segmentation + features, on generated article pages
+//! of about 20 KB, 200 KB and 1 MB.
+//!
+//! `cargo bench --bench pipeline` runs the generated pages; `TEXTSIFT_BENCH_DIR=DIR cargo bench
+//! --bench pipeline` also runs over every page of a directory (files or gzip, decoded as
+//! textsift decodes them). A filter picks one group, e.g. `cargo bench --bench pipeline -- 20KB`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kuchikiki::traits::TendrilSink;
+use std::fmt::Write;
+use std::hint::black_box;
+use std::time::Duration;
+use textsift::SegmentLimits;
 
-/// An article page with a header, menu, sidebar, footer and `paragraphs` paragraphs.
-fn page(paragraphs: usize) -> String {
-    let mut s = String::from(
-        "<!DOCTYPE html><html><head><title>Bench page</title><style>p{}</style></head><body>\
-         <header class='site-header'><nav class='menu'><ul>",
-    );
-    for i in 0..20 {
-        s.push_str(&format!("<li><a href='/s{i}'>Section {i}</a></li>"));
+const WORDS: &[&str] = &[
+    "the",
+    "council",
+    "river",
+    "bridge",
+    "engineers",
+    "said",
+    "that",
+    "work",
+    "would",
+    "take",
+    "two",
+    "years",
+    "residents",
+    "asked",
+    "about",
+    "traffic",
+    "noise",
+    "and",
+    "cost",
+    "of",
+    "new",
+    "plan",
+    "which",
+    "includes",
+    "a",
+    "cycle",
+    "lane",
+    "along",
+    "north",
+    "bank",
+    "while",
+    "local",
+    "shops",
+    "expect",
+    "more",
+    "visitors",
+    "during",
+    "summer",
+    "festival",
+    "season",
+    "in",
+    "town",
+];
+
+/// Deterministic pseudo-random numbers, so that every run benches the same pages.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as usize) % n
     }
-    s.push_str("</ul></nav></header><main><article class='post'><h1>A headline</h1>");
-    for i in 0..paragraphs {
-        s.push_str(&format!(
-            "<p>Paragraph {i} has <b>some</b> text with <a href='/x{i}'>a link</a> and more words \
-             about the topic, published on May {} 2024 at 10:{:02} am.</p>",
-            i % 28 + 1,
-            i % 60
-        ));
-        if i % 10 == 9 {
-            s.push_str(&format!(
-                "<h2>Part {i}</h2><div class='ad-slot'>Advertisement</div>"
-            ));
+
+    fn sentence(&mut self, out: &mut String) {
+        let len = 8 + self.next(14);
+        for i in 0..len {
+            let w = WORDS[self.next(WORDS.len())];
+            if i == 0 {
+                let mut c = w.chars();
+                if let Some(f) = c.next() {
+                    out.extend(f.to_uppercase());
+                    out.push_str(c.as_str());
+                }
+            } else {
+                out.push(' ');
+                out.push_str(w);
+            }
+        }
+        out.push_str(". ");
+    }
+}
+
+/// One article paragraph with inline markup, and now and then a heading, figure, quote or list.
+fn article_part(rng: &mut Lcg, i: usize, out: &mut String) {
+    match i % 12 {
+        5 => {
+            let _ = write!(out, "<h2 id='part-{i}'>Part {i}: ");
+            rng.sentence(out);
+            out.push_str("</h2>");
+        }
+        8 => {
+            let _ = write!(
+                out,
+                "<figure class='image'><img src='/img/{i}.jpg' alt='photo {i}'><figcaption>"
+            );
+            rng.sentence(out);
+            out.push_str("</figcaption></figure>");
+        }
+        10 => {
+            out.push_str("<blockquote><p>");
+            rng.sentence(out);
+            out.push_str("</p></blockquote><ul>");
+            for _ in 0..3 {
+                out.push_str("<li>");
+                rng.sentence(out);
+                out.push_str("</li>");
+            }
+            out.push_str("</ul>");
+        }
+        _ => {}
+    }
+    out.push_str("<p>");
+    for s in 0..3 + rng.next(4) {
+        match (s + i) % 4 {
+            0 => {
+                let _ = write!(out, "<a href='/story/{i}-{s}'>");
+                rng.sentence(out);
+                out.push_str("</a>");
+            }
+            1 => {
+                out.push_str("<b>");
+                rng.sentence(out);
+                out.push_str("</b>");
+            }
+            2 => {
+                let _ = write!(
+                    out,
+                    "Published on May {}, 2024 at 10:{:02} am. ",
+                    i % 28 + 1,
+                    i % 60
+                );
+                rng.sentence(out);
+            }
+            _ => {
+                out.push_str("<span class='t'>");
+                rng.sentence(out);
+                out.push_str("</span>");
+            }
         }
     }
-    s.push_str("</article><aside class='sidebar related'><ul>");
-    for i in 0..15 {
-        s.push_str(&format!(
-            "<li><a href='/r{i}'>Related story number {i}</a></li>"
-        ));
+    out.push_str("</p>\n");
+}
+
+/// A news article page of at least `target` bytes: head with styles and scripts, a header
+/// with a menu, a breadcrumb, the article, a sidebar, a cookie banner and a footer.
+fn article_page(target: usize) -> String {
+    let mut rng = Lcg(42);
+    let mut s = String::with_capacity(target + 16_384);
+    s.push_str(
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\
+         <title>Council approves the new river bridge | Example News</title>\
+         <meta name='viewport' content='width=device-width'>\
+         <link rel='stylesheet' href='/site.css'>\
+         <style>body{font:16px sans-serif}.menu li{display:inline}</style>\
+         <script>window.dataLayer=[];function track(e){dataLayer.push(e)}</script>\
+         </head><body class='article-page'>\n\
+         <header class='site-header'><a class='logo' href='/'>Example News</a>\
+         <nav class='main-menu' role='navigation'><ul>",
+    );
+    for (i, section) in [
+        "Home", "World", "Business", "Politics", "Tech", "Science", "Health", "Sport", "Culture",
+        "Travel", "Opinion", "Video",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let _ = write!(s, "<li><a href='/s/{i}'>{section}</a></li>");
     }
-    s.push_str("</ul></aside></main><footer id='footer'><p>Copyright 2026. All rights reserved.</p></footer></body></html>");
+    s.push_str(
+        "</ul></nav><form class='search' role='search'><input name='q'>\
+         <button>Search</button></form></header>\n\
+         <div class='breadcrumb'><a href='/'>Home</a> &raquo; <a href='/local'>Local</a> &raquo; \
+         <span>Bridge</span></div>\n\
+         <main><article class='post'><h1>Council approves the new river bridge</h1>\
+         <div class='byline'>By <a href='/a/1'>A. Reporter</a> &middot; \
+         <time datetime='2024-05-01'>1 May 2024</time></div>\n",
+    );
+    let sidebar_and_footer = sidebar_and_footer();
+    let mut i = 0;
+    while s.len() + sidebar_and_footer.len() < target {
+        article_part(&mut rng, i, &mut s);
+        i += 1;
+    }
+    s.push_str(&sidebar_and_footer);
     s
+}
+
+fn sidebar_and_footer() -> String {
+    let mut s = String::from(
+        "<div class='share-buttons'><a href='#'>Share</a> <a href='#'>Tweet</a></div>\
+         </article>\n<aside class='sidebar'><section class='widget related'><h3>Related</h3><ul>",
+    );
+    for i in 0..10 {
+        let _ = write!(
+            s,
+            "<li><a href='/r/{i}'>Related story number {i} about the river</a></li>"
+        );
+    }
+    s.push_str(
+        "</ul></section><section class='widget newsletter'><h3>Newsletter</h3>\
+         <form><input type='email'><button>Subscribe</button></form></section>\
+         <div class='ad-slot'>Advertisement</div></aside></main>\n\
+         <div class='cookie-banner' role='dialog'><p>We use cookies to improve your \
+         experience.</p><button>Accept</button></div>\n<footer class='site-footer'>",
+    );
+    for col in 0..4 {
+        s.push_str("<ul class='footer-links'>");
+        for i in 0..6 {
+            let _ = write!(
+                s,
+                "<li><a href='/f/{col}/{i}'>Footer link {col}.{i}</a></li>"
+            );
+        }
+        s.push_str("</ul>");
+    }
+    s.push_str(
+        "<p class='copyright'>&copy; 2026 Example News. All rights reserved.</p></footer>\
+         <script>track({page:'article'})</script></body></html>\n",
+    );
+    s
+}
+
+/// The parse textsift does (as by a client without scripts), and nothing else.
+fn parse_only(html: &str) -> kuchikiki::NodeRef {
+    let mut opts = kuchikiki::ParseOpts::default();
+    opts.tree_builder.scripting_enabled = false;
+    kuchikiki::parse_html_with_options(opts)
+        .one(html)
+        .document_node
 }
 
 fn bench_pages(c: &mut Criterion, name: &str, pages: &[String]) {
     let bytes: usize = pages.iter().map(String::len).sum();
+    let limits = SegmentLimits::default();
     let mut g = c.benchmark_group(name);
     g.sample_size(10);
-    g.measurement_time(std::time::Duration::from_secs(3));
+    g.warm_up_time(Duration::from_millis(500));
+    g.measurement_time(Duration::from_secs(3));
     g.throughput(Throughput::Bytes(bytes as u64));
     g.bench_function("parse", |b| {
         b.iter(|| {
             for p in pages {
-                // The parse textsift itself does: as by a client without scripts.
-                let mut opts = kuchikiki::ParseOpts::default();
-                opts.tree_builder.scripting_enabled = false;
-                let doc = kuchikiki::parse_html_with_options(opts)
-                    .one(p.as_str())
-                    .document_node;
-                criterion::black_box(doc);
+                black_box(parse_only(p));
             }
         })
     });
-    g.bench_function("parse+blocks", |b| {
+    g.bench_function("segment", |b| {
         b.iter(|| {
             for p in pages {
-                criterion::black_box(textsift::blocks::segment(p, Default::default()).ok());
+                let _ = black_box(textsift::blocks::segment(p, limits));
             }
         })
     });
-    g.bench_function("parse+blocks+features", |b| {
+    g.bench_function("segment+features", |b| {
         b.iter(|| {
             for p in pages {
-                let page = textsift::blocks::segment(p, Default::default()).expect("segment");
-                criterion::black_box(textsift::features::compute(&page));
+                if let Ok(page) = textsift::blocks::segment(p, limits) {
+                    black_box(textsift::features::compute(&page));
+                }
             }
         })
     });
@@ -75,8 +272,14 @@ fn bench_pages(c: &mut Criterion, name: &str, pages: &[String]) {
 }
 
 fn generated(c: &mut Criterion) {
-    for (name, paragraphs) in [("20KB", 60), ("200KB", 600), ("1MB", 3000)] {
-        bench_pages(c, &format!("generated-{name}"), &[page(paragraphs)]);
+    for (name, target) in [("20KB", 20_000), ("200KB", 200_000), ("1MB", 1_000_000)] {
+        let page = article_page(target);
+        // Every page must segment, or the benchmark would time the error path.
+        let blocks = textsift::blocks::segment(&page, SegmentLimits::default())
+            .map(|p| p.blocks.len())
+            .unwrap_or(0);
+        assert!(blocks > 20, "the {name} page has {blocks} blocks");
+        bench_pages(c, &format!("generated-{name}"), &[page]);
     }
 }
 
@@ -86,9 +289,15 @@ fn directory(c: &mut Criterion) {
     };
     let pages: Vec<String> = textsift::input::expand(&[dir])
         .into_iter()
-        .filter_map(|(_, p)| textsift::input::read(p.as_deref(), u64::MAX).ok())
-        .filter_map(|b| textsift::html::decode(&b).ok().map(|d| d.text))
+        .filter_map(|(_, path)| {
+            textsift::input::read(path.as_deref(), textsift::input::DEFAULT_MAX_BYTES).ok()
+        })
+        .filter_map(|bytes| textsift::html::decode(&bytes).ok().map(|d| d.text))
         .collect();
+    if pages.is_empty() {
+        eprintln!("TEXTSIFT_BENCH_DIR holds no readable page");
+        return;
+    }
     bench_pages(c, "directory", &pages);
 }
 
