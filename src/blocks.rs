@@ -444,7 +444,7 @@ fn attribute_context(node: &kuchikiki::ElementData) -> (String, u32) {
             }
             "hidden" => flags |= ctx::HIDDEN,
             "aria-hidden" if value.trim().eq_ignore_ascii_case("true") => flags |= ctx::HIDDEN,
-            "style" if value.contains("none") || value.contains("hidden") => {
+            "style" => {
                 let compact: String = value
                     .chars()
                     .filter(|c| !c.is_whitespace())
@@ -470,6 +470,8 @@ struct Pending {
     inline_tags: u32,
     /// Whitespace was seen since the last word.
     space: bool,
+    /// `text` holds a letter or digit: the block will be kept when flushed.
+    has_word: bool,
 }
 
 struct Segmenter {
@@ -496,8 +498,7 @@ impl Segmenter {
             p.anchor_spans.clear();
             return;
         }
-        let has_word = p.text.chars().any(char::is_alphanumeric);
-        if has_word && !self.full {
+        if p.has_word && !self.full {
             self.page.blocks.push(Block {
                 index: self.page.blocks.len(),
                 text: std::mem::take(&mut p.text),
@@ -510,6 +511,7 @@ impl Segmenter {
         p.text.clear();
         p.anchor_spans.clear();
         p.inline_tags = 0;
+        p.has_word = false;
     }
 
     fn text(&mut self, s: &str) {
@@ -528,6 +530,7 @@ impl Segmenter {
         }
         let before = p.text.len();
         let start = push_collapsed(&mut p.text, s, &mut p.space);
+        p.has_word = p.has_word || s.chars().any(char::is_alphanumeric);
         if self.anchor_depth > 0 && p.text.len() > before {
             let (start, end) = (start as u32, p.text.len() as u32);
             match p.anchor_spans.last_mut() {
@@ -622,7 +625,8 @@ impl Segmenter {
                 }
             }
         }
-        let pending = u32::from(!self.pending.text.is_empty() && !self.full);
+        // Pending text becomes a block only if it has a word (see `flush`).
+        let pending = u32::from(self.pending.has_word && !self.full);
         let end_block = self.page.blocks.len() as u32 + pending;
         let last = self.page.elements.len() as u32 - 1;
         let e = &mut self.page.elements[index as usize];

@@ -39,6 +39,16 @@ pub enum Decoder {
         /// Weight of the block's own score, 0 to 1.
         alpha: f32,
     },
+    /// The blocks that maximise the page's expected word F1 when each block's score (raised to
+    /// `gamma`) is read as the probability that it is content: the best blocks first, as many
+    /// as raise the expectation. The cut thus adapts to the page: higher where the model is
+    /// sure of a large content, lower where it is unsure.
+    #[serde(rename = "expected_f1")]
+    ExpectedF1 {
+        /// Exponent applied to the scores before they are read as probabilities (1: as they
+        /// are; above 1: less trust in middling scores).
+        gamma: f32,
+    },
 }
 
 /// Settings applied after any decoder.
@@ -72,6 +82,15 @@ impl Decoder {
             Decoder::Smooth { threshold, alpha } => {
                 unit("threshold", threshold).and(unit("alpha", alpha))
             }
+            Decoder::ExpectedF1 { gamma } => {
+                if gamma > 0.0 && gamma <= 4.0 {
+                    Ok(())
+                } else {
+                    Err(Error::Config(format!(
+                        "decoder gamma {gamma} is outside (0, 4]"
+                    )))
+                }
+            }
         }
     }
 
@@ -80,6 +99,7 @@ impl Decoder {
         match *self {
             Decoder::Threshold { threshold } => scores.iter().map(|&s| s >= threshold).collect(),
             Decoder::Mss { threshold } => mss(scores, words, threshold),
+            Decoder::ExpectedF1 { gamma } => expected_f1(scores, words, gamma),
             Decoder::Runs {
                 threshold,
                 max_gap,
@@ -118,6 +138,48 @@ impl Decoding {
         }
         keep
     }
+}
+
+fn expected_f1(scores: &[f32], words: &[f32], gamma: f32) -> Vec<bool> {
+    let n = scores.len();
+    let p: Vec<f64> = scores
+        .iter()
+        .map(|&s| {
+            let s = if s.is_finite() {
+                s.clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            f64::from(s).powf(f64::from(gamma))
+        })
+        .collect();
+    let w: Vec<f64> = (0..n)
+        .map(|i| f64::from(words.get(i).copied().unwrap_or(1.0).max(1.0)))
+        .collect();
+    // Expected gold words: the sum of p × words over the page.
+    let expected: f64 = p.iter().zip(&w).map(|(p, w)| p * w).sum();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b)));
+    // F1 ≈ 2 · expected kept gold words / (kept words + expected gold words), taken only at
+    // the ends of runs of equal scores so that equal blocks are kept or dropped together.
+    let (mut kept_p, mut kept_w, mut best, mut best_k) = (0.0f64, 0.0f64, 0.0f64, 0usize);
+    for (k, &i) in order.iter().enumerate() {
+        kept_p += p[i] * w[i];
+        kept_w += w[i];
+        let group_end = order.get(k + 1).is_none_or(|&j| p[j] != p[i]);
+        if group_end && kept_w + expected > 0.0 {
+            let f = 2.0 * kept_p / (kept_w + expected);
+            if f > best {
+                best = f;
+                best_k = k + 1;
+            }
+        }
+    }
+    let mut keep = vec![false; n];
+    for &i in &order[..best_k] {
+        keep[i] = true;
+    }
+    keep
 }
 
 fn mss(scores: &[f32], words: &[f32], threshold: f32) -> Vec<bool> {
@@ -205,6 +267,30 @@ mod tests {
         assert_eq!(keep, [false, false, true, true]);
         let keep = d.decode(&scores, &[1.0; 4], &[false, true, false, false]);
         assert_eq!(keep, [false, true, true, true]);
+    }
+
+    #[test]
+    fn expected_f1_cut_adapts_to_the_page() {
+        let d = Decoder::ExpectedF1 { gamma: 1.0 };
+        // One sure long block: a middling short one would cost more precision than it adds.
+        assert_eq!(
+            d.decode(&[0.95, 0.4, 0.1], &[100.0, 10.0, 10.0]),
+            [true, false, false]
+        );
+        // On an unsure page the same middling score is worth keeping.
+        assert_eq!(
+            d.decode(&[0.5, 0.4, 0.1], &[10.0, 10.0, 10.0]),
+            [true, true, false]
+        );
+        // Equal scores go together; nothing scored keeps nothing.
+        assert_eq!(
+            d.decode(&[0.6, 0.6, 0.0], &[5.0, 5.0, 5.0]),
+            [true, true, false]
+        );
+        assert_eq!(d.decode(&[0.0, 0.0], &[5.0, 5.0]), [false, false]);
+        assert!(d.decode(&[], &[]).is_empty());
+        assert!(Decoder::ExpectedF1 { gamma: 0.0 }.validate().is_err());
+        assert!(Decoder::ExpectedF1 { gamma: f32::NAN }.validate().is_err());
     }
 
     #[test]

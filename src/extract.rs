@@ -142,7 +142,13 @@ impl Extractor {
             bytes
         };
         let analysis = crate::analyze(bytes, self.limits.segment)?;
-        let scores = self.model.scores(&analysis.features)?;
+        let texts: Vec<&str> = analysis
+            .page
+            .blocks
+            .iter()
+            .map(|b| b.text.as_str())
+            .collect();
+        let scores = self.model.scores(&analysis.features, &texts)?;
         let (words, headings) = crate::features::words_and_headings(&analysis.features);
         let keep = self.decoding.decode(&scores, &words, &headings);
         let page = analysis.page;

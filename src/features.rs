@@ -139,10 +139,11 @@ schema! {
 /// Number of features per block.
 pub const N_FEATURES: usize = SCHEMA.len();
 
-/// Hash of the schema (names and order, plus a version that changes when a definition changes).
+/// Hash of the schema (names and order of the features and of the second-stage columns, plus a
+/// version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-4";
+    const DEFINITIONS_VERSION: &str = "textsift-features-5";
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
@@ -151,7 +152,7 @@ pub fn schema_hash() -> u64 {
         }
     };
     eat(DEFINITIONS_VERSION.as_bytes());
-    for f in SCHEMA {
+    for f in SCHEMA.iter().chain(crate::context::CONTEXT_SCHEMA) {
         eat(b"\n");
         eat(f.name.as_bytes());
     }
@@ -782,12 +783,24 @@ pub fn words_and_headings(m: &FeatureMatrix) -> (Vec<f32>, Vec<bool>) {
 
 /// A Markdown table of the schema, for `training/FEATURES.md`.
 pub fn schema_markdown() -> String {
-    let mut out = String::from("| # | name | range | definition |\n|---|---|---|---|\n");
-    for (i, f) in SCHEMA.iter().enumerate() {
-        out.push_str(&format!(
-            "| {} | `{}` | {} | {} |\n",
-            i, f.name, f.range, f.definition
-        ));
-    }
-    out
+    let table = |defs: &[FeatureDef], first: usize| {
+        let mut out = String::from("| # | name | range | definition |\n|---|---|---|---|\n");
+        for (i, f) in defs.iter().enumerate() {
+            out.push_str(&format!(
+                "| {} | `{}` | {} | {} |\n",
+                first + i,
+                f.name,
+                f.range,
+                f.definition
+            ));
+        }
+        out
+    };
+    format!(
+        "{}\n## Second-stage columns\n\nA stacked model's second forest sees the features above and \
+         these columns, computed from the first forest's scores of the whole page and from the \
+         training corpus.\n\n{}",
+        table(SCHEMA, 0),
+        table(crate::context::CONTEXT_SCHEMA, N_FEATURES)
+    )
 }

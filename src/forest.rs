@@ -92,6 +92,30 @@ struct Member {
     tree: Tree,
 }
 
+impl Member {
+    /// The tree's class for the rows `idx` of row-major `rows`.
+    fn predict_rows(
+        &self,
+        rows: &[f32],
+        n_features: usize,
+        idx: &[usize],
+    ) -> Result<Vec<u32>, ForestError> {
+        if idx.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut x = Vec::with_capacity(idx.len() * self.columns.len());
+        for &r in idx {
+            let row = &rows[r * n_features..(r + 1) * n_features];
+            x.extend(self.columns.iter().map(|&c| clean(row[c])));
+        }
+        let matrix = DenseMatrix::new(idx.len(), self.columns.len(), x, false)
+            .map_err(|e| ForestError::Shape(e.to_string()))?;
+        self.tree
+            .predict(&matrix)
+            .map_err(|e| ForestError::Fit(e.to_string()))
+    }
+}
+
 /// A trained forest.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Forest {
@@ -138,6 +162,12 @@ fn clean(v: f32) -> f32 {
     }
 }
 
+/// Whether tree `t` leaves group `g` out of its sample (about half of the groups per tree).
+fn left_out(seed: u64, t: usize, g: u32) -> bool {
+    let mut rng = Rng(seed ^ 0x5851_f42d_4c95_7f2d ^ ((t as u64) << 32) ^ u64::from(g));
+    rng.next() & 1 == 1
+}
+
 impl Forest {
     /// Fit on row-major `rows` (`n_features` values per row) and 0/1 `labels`. Each tree's
     /// rows are drawn with probability proportional to `weights` (uniform when `None`).
@@ -149,6 +179,45 @@ impl Forest {
         weights: Option<&[f32]>,
         params: &ForestParams,
     ) -> Result<Forest, ForestError> {
+        Ok(Self::fit_inner(rows, n_features, labels, weights, None, params)?.0)
+    }
+
+    /// Like [`Forest::fit`], but every tree draws its rows from about half of the `groups`
+    /// (one group id per row, e.g. the page's site), and each row also gets an out-of-group
+    /// score: the share of content votes among the trees that never saw its group. Those
+    /// scores behave like scores of unseen sites, so a second model can learn from them.
+    pub fn fit_grouped(
+        rows: &[f32],
+        n_features: usize,
+        labels: &[u8],
+        weights: Option<&[f32]>,
+        groups: &[u32],
+        params: &ForestParams,
+    ) -> Result<(Forest, Vec<f32>), ForestError> {
+        if groups.len() != labels.len() {
+            return Err(ForestError::Shape(format!(
+                "{} labels but {} groups",
+                labels.len(),
+                groups.len()
+            )));
+        }
+        let (forest, oob) =
+            Self::fit_inner(rows, n_features, labels, weights, Some(groups), params)?;
+        let oob = match oob {
+            Some(s) => s,
+            None => forest.predict_scores(rows, n_features)?,
+        };
+        Ok((forest, oob))
+    }
+
+    fn fit_inner(
+        rows: &[f32],
+        n_features: usize,
+        labels: &[u8],
+        weights: Option<&[f32]>,
+        groups: Option<&[u32]>,
+        params: &ForestParams,
+    ) -> Result<(Forest, Option<Vec<f32>>), ForestError> {
         params.validate()?;
         if n_features == 0 || rows.len() % n_features != 0 {
             return Err(ForestError::Shape(format!(
@@ -166,39 +235,30 @@ impl Forest {
         if n == 0 {
             return Err(ForestError::Shape("no rows to train on".into()));
         }
-        let positives: Vec<usize> = (0..n).filter(|&i| labels[i] != 0).collect();
-        let negatives: Vec<usize> = (0..n).filter(|&i| labels[i] == 0).collect();
-        // Cumulative weights per class pool, for drawing rows in proportion to their weight.
-        let cumulative = |pool: &[usize]| -> Result<Vec<f64>, ForestError> {
-            let mut acc = 0.0f64;
-            let mut c = Vec::with_capacity(pool.len());
-            for &i in pool {
-                let w = weights.map_or(1.0, |w| f64::from(w[i]));
-                if !(w.is_finite() && w >= 0.0) {
-                    return Err(ForestError::Shape(format!("row {i} has weight {w}")));
-                }
-                acc += w;
-                c.push(acc);
-            }
-            Ok(c)
-        };
         if weights.is_some_and(|w| w.len() != n) {
             return Err(ForestError::Shape(format!(
                 "{n} rows but {} weights",
                 weights.map_or(0, <[f32]>::len)
             )));
         }
-        let all: Vec<usize> = (0..n).collect();
-        let cum_all = cumulative(&all)?;
-        let cum_pos = cumulative(&positives)?;
-        let cum_neg = cumulative(&negatives)?;
-        if positives.is_empty() || negatives.is_empty() {
+        if let Some(i) = weights.and_then(|w| w.iter().position(|v| !(v.is_finite() && *v >= 0.0)))
+        {
+            return Err(ForestError::Shape(format!(
+                "row {i} has weight {}",
+                weights.map_or(0.0, |w| w[i])
+            )));
+        }
+        let positives = labels.iter().any(|&l| l != 0);
+        let negatives = labels.contains(&0);
+        if !positives || !negatives {
             // smartcore cannot fit one class; the answer is known anyway.
-            return Ok(Forest {
+            let c = if positives { 1.0 } else { 0.0 };
+            let forest = Forest {
                 n_features,
                 members: Vec::new(),
-                constant: Some(if positives.is_empty() { 0.0 } else { 1.0 }),
-            });
+                constant: Some(c),
+            };
+            return Ok((forest, groups.map(|_| vec![c; n])));
         }
         let n_cols =
             ((n_features as f64 * params.feature_fraction).round() as usize).clamp(1, n_features);
@@ -216,30 +276,60 @@ impl Forest {
                     columns.truncate(n_cols);
                     columns.sort_unstable();
                 }
-                let whole =
-                    params.n_trees == 1 && n_cols == n_features && n <= params.rows_per_tree;
-                let sample: Vec<usize> = if whole && weights.is_none() {
+                // The rows this tree may draw from, split by class.
+                let seen = |i: &usize| groups.is_none_or(|g| !left_out(params.seed, t, g[*i]));
+                let mut pool: Vec<usize> = (0..n).filter(seen).collect();
+                if pool.is_empty() {
+                    pool = (0..n).collect();
+                }
+                let (pos, neg): (Vec<usize>, Vec<usize>) =
+                    pool.iter().partition(|&&i| labels[i] != 0);
+                let cumulative = |pool: &[usize]| -> Vec<f64> {
+                    let mut acc = 0.0f64;
+                    pool.iter()
+                        .map(|&i| {
+                            acc += weights.map_or(1.0, |w| f64::from(w[i]));
+                            acc
+                        })
+                        .collect()
+                };
+                let whole = groups.is_none()
+                    && params.n_trees == 1
+                    && n_cols == n_features
+                    && n <= params.rows_per_tree;
+                let mut sample: Vec<usize> = if whole && weights.is_none() {
                     (0..n).collect()
-                } else if params.balance {
+                } else if params.balance && !pos.is_empty() && !neg.is_empty() {
+                    let (cum_pos, cum_neg) = (cumulative(&pos), cumulative(&neg));
                     (0..params.rows_per_tree)
                         .map(|i| {
                             if i % 2 == 0 {
-                                positives[draw(&cum_pos, &mut rng)]
+                                pos[draw(&cum_pos, &mut rng)]
                             } else {
-                                negatives[draw(&cum_neg, &mut rng)]
+                                neg[draw(&cum_neg, &mut rng)]
                             }
                         })
                         .collect()
                 } else {
+                    let cum = cumulative(&pool);
                     (0..params.rows_per_tree)
-                        .map(|_| draw(&cum_all, &mut rng))
+                        .map(|_| pool[draw(&cum, &mut rng)])
                         .collect()
                 };
-                let mut sample = sample;
-                // smartcore cannot fit one class: a sample that missed a class gets one row of it.
-                for pool in [&positives, &negatives] {
-                    if !sample.iter().any(|r| pool.binary_search(r).is_ok()) {
-                        sample.push(pool[rng.below(pool.len())]);
+                // smartcore cannot fit one class: a sample that missed a class gets one row of
+                // it, from the tree's own groups when they have one.
+                for class in [1u8, 0] {
+                    if !sample.iter().any(|&r| (labels[r] != 0) == (class != 0)) {
+                        let own = if class == 1 { &pos } else { &neg };
+                        let row = if own.is_empty() {
+                            let all: Vec<usize> = (0..n)
+                                .filter(|&i| (labels[i] != 0) == (class != 0))
+                                .collect();
+                            all[rng.below(all.len())]
+                        } else {
+                            own[rng.below(own.len())]
+                        };
+                        sample.push(row);
                     }
                 }
                 let mut x = Vec::with_capacity(sample.len() * columns.len());
@@ -263,11 +353,63 @@ impl Forest {
                 Ok(Member { columns, tree })
             })
             .collect();
-        Ok(Forest {
+        let forest = Forest {
             n_features,
             members: members?,
             constant: None,
-        })
+        };
+        let oob = match groups {
+            Some(g) => Some(forest.out_of_group_scores(rows, g, params.seed)?),
+            None => None,
+        };
+        Ok((forest, oob))
+    }
+
+    /// Votes of the trees that left each row's group out; rows that every tree saw get the
+    /// whole forest's score.
+    fn out_of_group_scores(
+        &self,
+        rows: &[f32],
+        groups: &[u32],
+        seed: u64,
+    ) -> Result<Vec<f32>, ForestError> {
+        let n = groups.len();
+        // Per tree: the rows it left out and its classes for them.
+        type LeftOut = (Vec<usize>, Vec<u32>);
+        let per_tree: Result<Vec<LeftOut>, ForestError> = self
+            .members
+            .par_iter()
+            .enumerate()
+            .map(|(t, m)| {
+                let idx: Vec<usize> = (0..n).filter(|&i| left_out(seed, t, groups[i])).collect();
+                let y = m.predict_rows(rows, self.n_features, &idx)?;
+                Ok((idx, y))
+            })
+            .collect();
+        let mut votes = vec![0u32; n];
+        let mut counts = vec![0u32; n];
+        for (idx, y) in per_tree? {
+            for (&i, &c) in idx.iter().zip(&y) {
+                counts[i] += 1;
+                votes[i] += u32::from(c == 1);
+            }
+        }
+        let unseen: Vec<usize> = (0..n).filter(|&i| counts[i] == 0).collect();
+        let mut scores: Vec<f32> = votes
+            .iter()
+            .zip(&counts)
+            .map(|(&v, &c)| if c == 0 { 0.0 } else { v as f32 / c as f32 })
+            .collect();
+        if !unseen.is_empty() {
+            let mut x = Vec::with_capacity(unseen.len() * self.n_features);
+            for &i in &unseen {
+                x.extend_from_slice(&rows[i * self.n_features..(i + 1) * self.n_features]);
+            }
+            for (&i, s) in unseen.iter().zip(self.predict_scores(&x, self.n_features)?) {
+                scores[i] = s;
+            }
+        }
+        Ok(scores)
     }
 
     /// Share of trees voting class 1, per row of row-major `rows`.
@@ -287,18 +429,9 @@ impl Forest {
         if n == 0 || self.members.is_empty() {
             return Ok(vec![0.0; n]);
         }
+        let all: Vec<usize> = (0..n).collect();
         for m in &self.members {
-            let mut x = Vec::with_capacity(n * m.columns.len());
-            for r in 0..n {
-                let row = &rows[r * n_features..(r + 1) * n_features];
-                x.extend(m.columns.iter().map(|&c| clean(row[c])));
-            }
-            let matrix = DenseMatrix::new(n, m.columns.len(), x, false)
-                .map_err(|e| ForestError::Shape(e.to_string()))?;
-            let y = m
-                .tree
-                .predict(&matrix)
-                .map_err(|e| ForestError::Fit(e.to_string()))?;
+            let y = m.predict_rows(rows, n_features, &all)?;
             for (v, c) in votes.iter_mut().zip(&y) {
                 *v += u32::from(*c == 1);
             }
@@ -442,6 +575,38 @@ mod tests {
         };
         let f = Forest::fit(&rows, 3, &labels, None, &p).unwrap();
         assert_eq!(f.n_trees(), 9);
+    }
+
+    #[test]
+    fn out_of_group_scores_come_from_trees_that_never_saw_the_group() {
+        // Ten groups; feature 1 names the group. Group 9 inverts the rule, which trees that
+        // saw it can learn from feature 1 and trees that did not cannot.
+        let (mut rows, mut labels) = data(4000, 8);
+        let groups: Vec<u32> = (0..4000u32).map(|i| i % 10).collect();
+        for (i, &g) in groups.iter().enumerate() {
+            rows[i * 3 + 1] = g as f32 / 10.0;
+            if g == 9 {
+                labels[i] = 1 - labels[i];
+            }
+        }
+        let p = ForestParams {
+            n_trees: 12,
+            ..params()
+        };
+        let (f, oob) = Forest::fit_grouped(&rows, 3, &labels, None, &groups, &p).unwrap();
+        let full = f.predict_scores(&rows, 3).unwrap();
+        let accuracy = |s: &[f32]| {
+            let idx: Vec<usize> = (0..4000).filter(|&i| groups[i] == 9).collect();
+            idx.iter()
+                .filter(|&&i| (s[i] >= 0.5) == (labels[i] == 1))
+                .count() as f64
+                / idx.len() as f64
+        };
+        assert!(accuracy(&oob) < 0.3, "out of group {}", accuracy(&oob));
+        assert!(accuracy(&full) > 0.7, "whole forest {}", accuracy(&full));
+        let (_, again) = Forest::fit_grouped(&rows, 3, &labels, None, &groups, &p).unwrap();
+        assert_eq!(again, oob);
+        assert!(Forest::fit_grouped(&rows, 3, &labels, None, &groups[1..], &p).is_err());
     }
 
     #[test]

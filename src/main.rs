@@ -74,7 +74,7 @@ struct TrainArgs {
     /// Cross-validation folds grouped by domain (0: none).
     #[arg(long)]
     folds: Option<usize>,
-    /// `forest` or `tree`.
+    /// `forest`, `stacked` or `tree`.
     #[arg(long)]
     kind: Option<String>,
     /// Trees in the forest.
@@ -181,7 +181,7 @@ struct ModelArgs {
     /// Model file (default: the model embedded in this binary).
     #[arg(long)]
     model: Option<PathBuf>,
-    /// Decoder instead of the model's own: threshold, mss, runs or smooth.
+    /// Decoder instead of the model's own: threshold, mss, runs, smooth or expected_f1.
     #[arg(long)]
     decoder: Option<String>,
     /// Score threshold for the decoder (default: the model's own).
@@ -298,7 +298,10 @@ fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
                 threshold,
                 alpha: 0.5,
             },
-            other => anyhow::bail!("--decoder must be threshold, mss, runs or smooth, not {other}"),
+            "expected_f1" => Decoder::ExpectedF1 { gamma: 1.0 },
+            other => anyhow::bail!(
+                "--decoder must be threshold, mss, runs, smooth or expected_f1, not {other}"
+            ),
         };
     } else if let Some(t) = m.threshold {
         decoding.decoder = Decoder::Threshold { threshold: t };
@@ -463,11 +466,12 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     if let Some(k) = &args.kind {
         m.kind = match k.as_str() {
             "forest" => ModelKind::Forest,
+            "stacked" => ModelKind::Stacked,
             "tree" => {
                 m.trees = 1;
                 ModelKind::Tree
             }
-            other => anyhow::bail!("--kind must be forest or tree, not {other}"),
+            other => anyhow::bail!("--kind must be forest, stacked or tree, not {other}"),
         };
     }
     macro_rules! set {
@@ -570,7 +574,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let (pages, _) = load_pages(&args.data, args.min_aligned)?;
     let scores = pages
         .iter()
-        .map(|p| model.scores(&p.features))
+        .map(|p| model.scores(&p.features, &p.texts))
         .collect::<textsift::Result<Vec<_>>>()?;
     let e = train::evaluate_scores(&pages, &scores, &decoding);
     println!("{}", e.markdown());
@@ -598,7 +602,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
 fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let model = load_model(path.as_ref())?;
     let i = &model.info;
-    println!("kind: {} ({} trees)", i.kind, model.n_trees());
+    println!("kind: {}", model.describe());
     println!(
         "trained: {} by textsift {} on {} ({} pages, {} blocks)",
         i.date,

@@ -1,6 +1,7 @@
 //! The block classifier: a forest of smartcore decision trees with its training metadata,
 //! saved to and loaded from a versioned model file ([`crate::serial`]).
 
+use crate::context::{stacked_rows, text_key, Lexicon, N_STACKED};
 use crate::decode::{Decoder, Decoding};
 use crate::error::{Error, Result};
 use crate::features::{schema_hash, FeatureMatrix, N_FEATURES, SCHEMA};
@@ -19,6 +20,9 @@ pub enum ModelKind {
     Tree,
     /// Bagged smartcore decision trees; the score is the share of trees voting content.
     Forest,
+    /// Two forests: the second sees the features and the first one's scores of the whole
+    /// page ([`crate::context`]).
+    Stacked,
 }
 
 impl std::fmt::Display for ModelKind {
@@ -26,6 +30,7 @@ impl std::fmt::Display for ModelKind {
         f.write_str(match self {
             ModelKind::Tree => "tree",
             ModelKind::Forest => "forest",
+            ModelKind::Stacked => "stacked",
         })
     }
 }
@@ -57,24 +62,91 @@ pub struct ModelInfo {
     pub decoding: Option<Decoding>,
 }
 
+/// The payload of a model file: the first forest and, for a stacked model, the second one,
+/// which also sees the first one's scores of the whole page ([`crate::context`]).
+#[derive(Debug, Serialize, Deserialize)]
+struct Classifier {
+    first: Forest,
+    second: Option<SecondStage>,
+}
+
+/// The second forest of a stacked model and the corpus lexicon behind two of its columns.
+#[derive(Debug, Serialize, Deserialize)]
+struct SecondStage {
+    forest: Forest,
+    lexicon: Lexicon,
+}
+
+/// Stacked training rows of many pages.
+#[derive(Debug, Clone, Default)]
+pub struct TrainingRows {
+    /// Row-major features, [`N_FEATURES`] per row.
+    pub rows: Vec<f32>,
+    /// 0/1 label per row.
+    pub labels: Vec<u8>,
+    /// Sampling weight per row.
+    pub weights: Vec<f32>,
+    /// Group (site) id per row: rows of one group are left out of a tree together.
+    pub groups: Vec<u32>,
+    /// Rows of each page, in order.
+    pub pages: Vec<usize>,
+    /// Key of each row's text ([`crate::context::text_key`]).
+    pub text_keys: Vec<u64>,
+}
+
 /// A trained block classifier.
 #[derive(Debug)]
 pub struct Model {
     /// Training metadata.
     pub info: ModelInfo,
-    forest: Forest,
+    classifier: Classifier,
 }
 
 impl Model {
-    /// Wrap a trained forest.
+    /// Wrap a trained forest (a model of one stage).
     pub fn new(info: ModelInfo, forest: Forest) -> Result<Model> {
-        if forest.n_features() != N_FEATURES {
+        Model::assemble(
+            info,
+            Classifier {
+                first: forest,
+                second: None,
+            },
+        )
+    }
+
+    fn assemble(info: ModelInfo, classifier: Classifier) -> Result<Model> {
+        let (first, second) = (&classifier.first, &classifier.second);
+        if first.n_features() != N_FEATURES {
             return Err(Error::Model(format!(
                 "the forest has {} features, the schema {N_FEATURES}",
-                forest.n_features()
+                first.n_features()
             )));
         }
-        Ok(Model { info, forest })
+        if let Some(s) = second {
+            if s.forest.n_features() != N_STACKED {
+                return Err(Error::Model(format!(
+                    "the second-stage forest has {} features, the schema {N_STACKED}",
+                    s.forest.n_features()
+                )));
+            }
+            if !s.lexicon.is_consistent() {
+                return Err(Error::Model("corrupt model: inconsistent lexicon".into()));
+            }
+        }
+        Ok(Model { info, classifier })
+    }
+
+    /// Train the model of `info.kind` on training rows.
+    pub fn train_rows(
+        info: ModelInfo,
+        data: &TrainingRows,
+        params: &ForestParams,
+    ) -> Result<Model> {
+        if info.kind == ModelKind::Stacked {
+            Model::train_stacked(info, data, params)
+        } else {
+            Model::train(info, &data.rows, &data.labels, Some(&data.weights), params)
+        }
     }
 
     /// Train a model on feature rows, 0/1 labels and optional row weights.
@@ -88,6 +160,66 @@ impl Model {
         let forest = Forest::fit(rows, N_FEATURES, labels, weights, params)
             .map_err(|e| Error::Training(e.to_string()))?;
         Model::new(info, forest)
+    }
+
+    /// Train a stacked model: a first forest whose trees each see about half of the `groups`
+    /// (one id per row, the page's site), then a second forest on the features plus the
+    /// context of the first forest's out-of-group scores ([`crate::context`]).
+    pub fn train_stacked(
+        info: ModelInfo,
+        data: &TrainingRows,
+        params: &ForestParams,
+    ) -> Result<Model> {
+        if data.pages.iter().sum::<usize>() != data.labels.len()
+            || data.text_keys.len() != data.labels.len()
+        {
+            return Err(Error::Training(
+                "page sizes or text keys do not match the rows".into(),
+            ));
+        }
+        let fail = |e: crate::forest::ForestError| Error::Training(e.to_string());
+        let (first, oob) = Forest::fit_grouped(
+            &data.rows,
+            N_FEATURES,
+            &data.labels,
+            Some(&data.weights),
+            &data.groups,
+            params,
+        )
+        .map_err(fail)?;
+        let (lexicon, corpus) = Lexicon::build(&data.text_keys, &data.labels, &data.groups);
+        let mut stacked = Vec::with_capacity(data.labels.len() * N_STACKED);
+        let mut start = 0;
+        for &n in &data.pages {
+            let m = FeatureMatrix {
+                data: data.rows[start * N_FEATURES..(start + n) * N_FEATURES].to_vec(),
+            };
+            let rows = start..start + n;
+            stacked.extend(stacked_rows(&m, &oob[rows.clone()], &corpus[rows]));
+            start += n;
+        }
+        let second_params = ForestParams {
+            seed: params.seed.wrapping_add(1),
+            ..params.clone()
+        };
+        let second = Forest::fit(
+            &stacked,
+            N_STACKED,
+            &data.labels,
+            Some(&data.weights),
+            &second_params,
+        )
+        .map_err(fail)?;
+        Model::assemble(
+            info,
+            Classifier {
+                first,
+                second: Some(SecondStage {
+                    forest: second,
+                    lexicon,
+                }),
+            },
+        )
     }
 
     /// The model shipped in the binary.
@@ -114,7 +246,8 @@ impl Model {
 
     /// Decode model-file bytes, checking format, checksum, schema and shape.
     pub fn from_bytes(bytes: &[u8]) -> Result<Model> {
-        let (info, forest): (ModelInfo, Forest) = crate::serial::decode(bytes, schema_hash())?;
+        let (info, classifier): (ModelInfo, Classifier) =
+            crate::serial::decode(bytes, schema_hash())?;
         let names_match = info.feature_names.len() == SCHEMA.len()
             && info
                 .feature_names
@@ -138,12 +271,12 @@ impl Model {
                 .validate()
                 .map_err(|e| Error::Model(format!("corrupt model: {e}")))?;
         }
-        Model::new(info, forest)
+        Model::assemble(info, classifier)
     }
 
     /// Encode to model-file bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        crate::serial::encode(schema_hash(), &self.info, &self.forest)
+        crate::serial::encode(schema_hash(), &self.info, &self.classifier)
     }
 
     /// Write a model file.
@@ -155,22 +288,87 @@ impl Model {
         })
     }
 
-    /// Content score of every block, from 0 to 1.
-    pub fn scores(&self, features: &FeatureMatrix) -> Result<Vec<f32>> {
+    /// Content score of every block, from 0 to 1, from the blocks' features and texts.
+    pub fn scores<S: AsRef<str>>(&self, features: &FeatureMatrix, texts: &[S]) -> Result<Vec<f32>> {
+        if features.rows() != texts.len() {
+            return Err(Error::Model(format!(
+                "{} feature rows but {} block texts",
+                features.rows(),
+                texts.len()
+            )));
+        }
         if features.rows() == 0 {
             return Ok(Vec::new());
         }
-        self.forest
+        let fail = |e: crate::forest::ForestError| Error::Model(e.to_string());
+        let first = self
+            .classifier
+            .first
             .predict_scores(&features.data, N_FEATURES)
-            .map_err(|e| Error::Model(e.to_string()))
+            .map_err(fail)?;
+        match &self.classifier.second {
+            None => Ok(first),
+            Some(second) => {
+                let corpus: Vec<(u32, u32)> = texts
+                    .iter()
+                    .map(|t| second.lexicon.lookup(text_key(t.as_ref())))
+                    .collect();
+                second
+                    .forest
+                    .predict_scores(&stacked_rows(features, &first, &corpus), N_STACKED)
+                    .map_err(fail)
+            }
+        }
     }
 
-    /// Feature importances (normalised to sum 1), by feature name, largest first.
+    /// The model in a few words, e.g. `stacked: 2 forests of 16 trees, 98 + 20 columns, a
+    /// lexicon of 9,000 texts`.
+    pub fn describe(&self) -> String {
+        let c = &self.classifier;
+        match &c.second {
+            None => format!(
+                "{}: {} trees, {N_FEATURES} features",
+                self.info.kind,
+                c.first.n_trees()
+            ),
+            Some(s) => format!(
+                "{}: a forest of {} trees on {N_FEATURES} features, then one of {} trees on \
+                 those and {} second-stage columns, with a lexicon of {} texts",
+                self.info.kind,
+                c.first.n_trees(),
+                s.forest.n_trees(),
+                N_STACKED - N_FEATURES,
+                s.lexicon.len()
+            ),
+        }
+    }
+
+    /// Texts in the corpus lexicon of a stacked model (0 otherwise).
+    pub fn lexicon_len(&self) -> usize {
+        self.classifier
+            .second
+            .as_ref()
+            .map_or(0, |s| s.lexicon.len())
+    }
+
+    /// Whether the model has a second stage.
+    pub fn is_stacked(&self) -> bool {
+        self.classifier.second.is_some()
+    }
+
+    /// Feature importances (normalised to sum 1), by feature name, largest first: those of the
+    /// last stage, whose columns are the features and, when stacked, the context columns.
     pub fn importances(&self) -> Vec<(String, f64)> {
+        let last = self
+            .classifier
+            .second
+            .as_ref()
+            .map_or(&self.classifier.first, |s| &s.forest);
         let mut v: Vec<(String, f64)> = SCHEMA
             .iter()
+            .chain(crate::context::CONTEXT_SCHEMA)
             .map(|f| f.name.to_string())
-            .zip(self.forest.feature_importances())
+            .zip(last.feature_importances())
             .collect();
         v.sort_by(|a, b| b.1.total_cmp(&a.1));
         v
@@ -188,6 +386,11 @@ impl Model {
 
     /// Number of trees.
     pub fn n_trees(&self) -> usize {
-        self.forest.n_trees()
+        self.classifier.first.n_trees()
+            + self
+                .classifier
+                .second
+                .as_ref()
+                .map_or(0, |s| s.forest.n_trees())
     }
 }

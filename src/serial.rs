@@ -24,7 +24,7 @@ use serde::Serialize;
 /// First bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"TEXTSIFT";
 /// Version of the layout and of the payload types; bumped when either changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 const FIXED: usize = 8 + 4 + 8 + 4 + 8 + 4;
 
@@ -209,9 +209,10 @@ mod tests {
     fn specific_problems_are_named() {
         let good = sample();
         assert!(refusal(b"<html>not a model</html>").contains("wrong magic"));
-        let mut v2 = good.clone();
-        v2[8..12].copy_from_slice(&2u32.to_le_bytes());
-        assert!(refusal(&v2).contains("format version 2"));
+        let mut other = good.clone();
+        let version = FORMAT_VERSION + 1;
+        other[8..12].copy_from_slice(&version.to_le_bytes());
+        assert!(refusal(&other).contains(&format!("format version {version}")));
         let stale = encode(8, &("forest".to_string(), 3u32), &vec![1.0f32]).unwrap();
         assert!(refusal(&stale).contains("stale model"));
         assert!(refusal(&good[..good.len() - 1]).contains("truncated"));

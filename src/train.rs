@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::eval::{Confusion, Evaluation, Means, PageScore};
 use crate::features::{F, N_FEATURES, SCHEMA};
 use crate::forest::ForestParams;
-use crate::model::{Model, ModelInfo, ModelKind};
+use crate::model::{Model, ModelInfo, ModelKind, TrainingRows};
 use serde::{Deserialize, Serialize};
 
 /// Everything that decides how a model is trained. Read from TOML (`training/recipe.toml`),
@@ -29,7 +29,8 @@ pub struct Recipe {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ModelRecipe {
-    /// `forest` or `tree`.
+    /// `forest`, `stacked` (two forests, the second also seeing the first one's scores of the
+    /// whole page) or `tree`.
     pub kind: ModelKind,
     /// Trees in the forest (a tree model has one).
     pub trees: usize,
@@ -198,27 +199,32 @@ fn fnv(s: &str) -> u64 {
     })
 }
 
-/// Stack the rows, labels and row weights of some pages.
+/// Stack the rows, labels, row weights and groups of some pages.
 fn rows_of<'a>(
     pages: impl IntoIterator<Item = &'a LabeledPage>,
     weighting: Weighting,
-) -> (Vec<f32>, Vec<u8>, Vec<f32>) {
-    let mut rows = Vec::new();
-    let mut labels = Vec::new();
-    let mut weights = Vec::new();
+) -> TrainingRows {
+    let mut t = TrainingRows::default();
+    let mut group_ids: std::collections::HashMap<&str, u32> = Default::default();
     for p in pages {
-        rows.extend_from_slice(&p.features.data);
-        labels.extend(p.labels.iter().map(|&l| u8::from(l)));
+        t.rows.extend_from_slice(&p.features.data);
+        t.labels.extend(p.labels.iter().map(|&l| u8::from(l)));
         let n = p.labels.len();
+        let next = group_ids.len() as u32;
+        let g = *group_ids.entry(p.group.as_str()).or_insert(next);
+        t.groups.extend(std::iter::repeat_n(g, n));
+        t.pages.push(n);
+        t.text_keys
+            .extend(p.texts.iter().map(|x| crate::context::text_key(x)));
         let words: Vec<f32> = (0..n).map(|i| p.features.get(i, F::Words)).collect();
         let total: f32 = words.iter().sum::<f32>() + n as f32;
-        weights.extend(words.iter().map(|w| match weighting {
+        t.weights.extend(words.iter().map(|w| match weighting {
             Weighting::Block => 1.0,
             Weighting::Page => 1.0 / n as f32,
             Weighting::Words => (w + 1.0) / total,
         }));
     }
-    (rows, labels, weights)
+    t
 }
 
 /// Score pages given block labels: word scores against gold text (when there is gold text) and
@@ -250,6 +256,8 @@ pub fn candidate_decoders(threshold: f32) -> Vec<Decoder> {
             threshold,
             alpha: 0.5,
         },
+        Decoder::ExpectedF1 { gamma: 1.0 },
+        Decoder::ExpectedF1 { gamma: 1.4 },
     ]
 }
 
@@ -314,7 +322,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     let params = recipe.forest_params();
     let mut scores: Vec<Vec<f32>> = vec![Vec::new(); pages.len()];
     for fold in 0..k {
-        let (rows, labels, weights) = rows_of(
+        let data = rows_of(
             pages
                 .iter()
                 .zip(&fold_of)
@@ -322,19 +330,13 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
                 .map(|(p, _)| p),
             recipe.model.weighting,
         );
-        if rows.is_empty() {
+        if data.rows.is_empty() {
             return Err(Error::Training(format!("fold {fold} has no training rows")));
         }
-        let model = Model::train(
-            placeholder_info(recipe),
-            &rows,
-            &labels,
-            Some(&weights),
-            &params,
-        )?;
+        let model = Model::train_rows(placeholder_info(recipe), &data, &params)?;
         for (i, p) in pages.iter().enumerate() {
             if fold_of[i] == fold {
-                scores[i] = model.scores(&p.features)?;
+                scores[i] = model.scores(&p.features, &p.texts)?;
             }
         }
     }
@@ -427,15 +429,15 @@ pub fn train_final(
     cv: Option<&CrossValidation>,
     date: String,
 ) -> Result<Model> {
-    let (rows, labels, weights) = rows_of(pages, recipe.model.weighting);
-    if rows.is_empty() {
+    let rows = rows_of(pages, recipe.model.weighting);
+    if rows.rows.is_empty() {
         return Err(Error::Training("no blocks to train on".into()));
     }
-    debug_assert_eq!(rows.len(), labels.len() * N_FEATURES);
+    debug_assert_eq!(rows.rows.len(), rows.labels.len() * N_FEATURES);
     let mut info = placeholder_info(recipe);
     info.data = data;
     info.pages = pages.len();
-    info.blocks = labels.len();
+    info.blocks = rows.labels.len();
     info.date = date;
     if let Some(cv) = cv {
         info.threshold = cv.threshold;
@@ -455,13 +457,7 @@ pub fn train_final(
             info.cv.push((format!("word_f1.{t}"), m.f1));
         }
     }
-    Model::train(
-        info,
-        &rows,
-        &labels,
-        Some(&weights),
-        &recipe.forest_params(),
-    )
+    Model::train_rows(info, &rows, &recipe.forest_params())
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, or the date of `SOURCE_DATE_EPOCH` when set, so that a
@@ -538,15 +534,13 @@ pub fn report_markdown(r: &ReportInputs) -> String {
         .sum();
     let _ = writeln!(
         s,
-        "Data: {} pages ({} skipped), {} blocks, {} labelled content ({:.1}%). Model: {} of {} trees, {} features, {:.2} MB.\n",
+        "Data: {} pages ({} skipped), {} blocks, {} labelled content ({:.1}%). Model: {}; {:.2} MB.\n",
         r.pages.len(),
         r.skipped.len(),
         blocks,
         content,
         100.0 * content as f64 / blocks.max(1) as f64,
-        r.model.info.kind,
-        r.model.n_trees(),
-        N_FEATURES,
+        r.model.describe(),
         r.model_bytes as f64 / 1e6
     );
     let _ = writeln!(
@@ -657,6 +651,7 @@ pub fn describe(d: &Decoder) -> String {
         Decoder::Smooth { threshold, alpha } => {
             format!("smooth threshold={threshold:.2} alpha={alpha:.2}")
         }
+        Decoder::ExpectedF1 { gamma } => format!("expected_f1 gamma={gamma:.2}"),
     }
 }
 

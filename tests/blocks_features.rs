@@ -713,8 +713,6 @@ fn repeated_structures_ignore_digits_in_class_names() {
 }
 
 #[test]
-#[ignore = "bug: an inline element's block range takes in the next block when it ends with \
-            text that has no word (src/blocks.rs, Segmenter::leave)"]
 fn parent_share_of_a_block_inside_an_inline_element() {
     // The span holds "Inside words" and a lone "|", which is no block; the following
     // paragraph is outside the span. Parent of block 0 = span: 2 words of 5.
@@ -724,8 +722,6 @@ fn parent_share_of_a_block_inside_an_inline_element() {
 }
 
 #[test]
-#[ignore = "bug: style=\"DISPLAY: NONE\" is not seen as hidden: the guard before lower-casing \
-            is case-sensitive (src/blocks.rs, attribute_context)"]
 fn hidden_by_upper_case_style() {
     let a = run("<p style=\"DISPLAY: NONE\">Shouted style</p>\
          <p style=\"Visibility: Hidden\">Capital style</p>");

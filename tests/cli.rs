@@ -6,6 +6,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use textsift::context::CONTEXT_SCHEMA;
 use textsift::features::{N_FEATURES, SCHEMA};
 
 fn textsift(args: &[&str], stdin: Option<&[u8]>) -> Output {
@@ -412,12 +413,18 @@ fn features_prints_the_schema_as_a_markdown_table() {
     let out = textsift(&["features"], None);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), N_FEATURES + 2, "{text}");
-    assert_eq!(lines[0], "| # | name | range | definition |");
-    assert_eq!(lines[1], "|---|---|---|---|");
-    for (i, def) in SCHEMA.iter().enumerate() {
-        let line = lines[i + 2];
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
+    let n = N_FEATURES + CONTEXT_SCHEMA.len();
+    assert_eq!(lines.len(), n + 4, "{text}");
+    // Two tables: the features, then the second-stage columns, numbered on.
+    for start in [0, N_FEATURES + 2] {
+        assert_eq!(lines[start], "| # | name | range | definition |");
+        assert_eq!(lines[start + 1], "|---|---|---|---|");
+    }
+    let rows = lines[2..N_FEATURES + 2]
+        .iter()
+        .chain(&lines[N_FEATURES + 4..]);
+    for ((i, def), line) in SCHEMA.iter().chain(CONTEXT_SCHEMA).enumerate().zip(rows) {
         assert!(
             line.starts_with(&format!("| {i} | `{}` | {} | ", def.name, def.range)),
             "{line}"
@@ -431,10 +438,11 @@ fn features_document_is_up_to_date() {
     let out = textsift(&["features"], None);
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/training/FEATURES.md"))
         .unwrap();
-    let table: String = doc
-        .lines()
-        .filter(|l| l.starts_with('|'))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    assert_eq!(table, stdout(&out));
+    let tables = |text: &str| -> String {
+        text.lines()
+            .filter(|l| l.starts_with('|'))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    assert_eq!(tables(&doc), tables(&stdout(&out)));
 }

@@ -232,7 +232,10 @@ fn usage_and_model_errors() {
     );
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.tsm");
-    std::fs::write(&bad, b"TEXTSIFT\x01\0\0\0garbage").unwrap();
+    let mut truncated = b"TEXTSIFT".to_vec();
+    truncated.extend_from_slice(&textsift::serial::FORMAT_VERSION.to_le_bytes());
+    truncated.extend_from_slice(b"garbage");
+    std::fs::write(&bad, truncated).unwrap();
     let out = textsift(
         &["extract", "--model", bad.to_str().unwrap(), "-"],
         Some(b"<p>x</p>"),

@@ -96,8 +96,8 @@ fn gold_text_annotations_train_a_model_that_round_trips() {
     assert!(back.info.decoding.is_some());
     for p in &pages {
         assert_eq!(
-            back.scores(&p.features).unwrap(),
-            model.scores(&p.features).unwrap()
+            back.scores(&p.features, &p.texts).unwrap(),
+            model.scores(&p.features, &p.texts).unwrap()
         );
     }
 
@@ -161,7 +161,8 @@ fn hand_corrected_block_labels_train_a_model() {
     let mut recipe = small_recipe();
     recipe.model.trees = 3;
     let model = train::train_final(&pages, &recipe, vec![], None, "2026-01-01".into()).unwrap();
-    let scores = model.scores(&a.features).unwrap();
+    let texts: Vec<&str> = a.page.blocks.iter().map(|b| b.text.as_str()).collect();
+    let scores = model.scores(&a.features, &texts).unwrap();
     for (b, s) in a.page.blocks.iter().zip(scores) {
         let content = matches!(a.page.tag_of(b), "p" | "h1");
         assert_eq!(s >= 0.5, content, "{} scored {s}", b.text);
@@ -186,6 +187,35 @@ fn hand_corrected_block_labels_train_a_model() {
         err.contains("unlabeled.jsonl:1") && err.contains("no `label`"),
         "{err}"
     );
+}
+
+#[test]
+fn stacked_models_train_round_trip_and_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pages, _) = annotate::load(&manifest(dir.path()), 0.5, 1 << 20).unwrap();
+    let mut recipe = small_recipe();
+    recipe.model.kind = textsift::model::ModelKind::Stacked;
+    recipe.model.trees = 4;
+    let cv = train::cross_validate(&pages, &recipe).unwrap();
+    assert!(cv.all.overall().f1 > 0.9, "{}", cv.all.markdown());
+    let train =
+        || train::train_final(&pages, &recipe, vec![], Some(&cv), "2026-01-01".into()).unwrap();
+    let model = train();
+    assert!(model.is_stacked());
+    assert_eq!(model.n_trees(), 8);
+    // The importances cover the features and the second-stage columns.
+    let names: Vec<String> = model.importances().into_iter().map(|(n, _)| n).collect();
+    assert!(names.iter().any(|n| n == "s1_window3") && names.iter().any(|n| n == "words"));
+    let bytes = model.to_bytes().unwrap();
+    assert_eq!(train().to_bytes().unwrap(), bytes);
+    let back = Model::from_bytes(&bytes).unwrap();
+    assert!(back.is_stacked());
+    for p in &pages {
+        let scores = model.scores(&p.features, &p.texts).unwrap();
+        assert_eq!(back.scores(&p.features, &p.texts).unwrap(), scores);
+        let kept: Vec<bool> = scores.iter().map(|&s| s >= 0.5).collect();
+        assert_eq!(kept, p.labels, "{}", p.id);
+    }
 }
 
 #[test]
