@@ -67,8 +67,16 @@ pub fn text_key(text: &str) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     };
     for c in text.chars() {
-        if c.is_ascii_digit() {
-            eat(b'0');
+        if c.is_ascii() {
+            // The common case, byte for byte what the general branch below does.
+            let b = c as u8;
+            if b.is_ascii_digit() {
+                eat(b'0');
+            } else if b.is_ascii_alphabetic() {
+                eat(b.to_ascii_lowercase());
+            } else if b.is_ascii_whitespace() || b == 0x0b {
+                eat(b' ');
+            }
         } else if c.is_alphanumeric() {
             for l in c.to_lowercase() {
                 let mut buf = [0u8; 4];
@@ -398,6 +406,39 @@ mod tests {
         assert_eq!(text_key("Page 2 of 9"), text_key("page 3 of 7!"));
         assert_eq!(text_key("Add to cart"), text_key("ADD TO CART"));
         assert_ne!(text_key("Add to cart"), text_key("Add to basket"));
+    }
+
+    #[test]
+    fn text_keys_hash_the_normalised_text() {
+        // The key is FNV-1a of this normalisation, whatever shortcut computes it.
+        fn reference(text: &str) -> u64 {
+            let norm: String = text
+                .chars()
+                .filter_map(|c| {
+                    if c.is_ascii_digit() {
+                        Some("0".to_string())
+                    } else if c.is_alphanumeric() {
+                        Some(c.to_lowercase().collect())
+                    } else if c.is_whitespace() {
+                        Some(" ".to_string())
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            norm.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            })
+        }
+        for t in [
+            "",
+            "Add to Cart",
+            "Tab\there\x0bvt\u{a0}nbsp",
+            "Straße ÉTÉ İstanbul 12,99 €",
+            "日本語のテキスト 2024年",
+        ] {
+            assert_eq!(text_key(t), reference(t), "{t:?}");
+        }
     }
 
     #[test]

@@ -429,9 +429,24 @@ impl Forest {
         if n == 0 || self.members.is_empty() {
             return Ok(vec![0.0; n]);
         }
-        let all: Vec<usize> = (0..n).collect();
+        // Column-major once, so that each tree's columns are copied as whole slices.
+        let mut by_column = vec![0.0f32; rows.len()];
+        for (r, row) in rows.chunks_exact(n_features).enumerate() {
+            for (c, &v) in row.iter().enumerate() {
+                by_column[c * n + r] = clean(v);
+            }
+        }
         for m in &self.members {
-            let y = m.predict_rows(rows, n_features, &all)?;
+            let mut x = Vec::with_capacity(n * m.columns.len());
+            for &c in &m.columns {
+                x.extend_from_slice(&by_column[c * n..(c + 1) * n]);
+            }
+            let matrix = DenseMatrix::new(n, m.columns.len(), x, true)
+                .map_err(|e| ForestError::Shape(e.to_string()))?;
+            let y = m
+                .tree
+                .predict(&matrix)
+                .map_err(|e| ForestError::Fit(e.to_string()))?;
             for (v, c) in votes.iter_mut().zip(&y) {
                 *v += u32::from(*c == 1);
             }
