@@ -13,24 +13,15 @@
 //! `parent_*`, `grandparent_*`, `ancestor3_*` or `group_*` features), so the same columns can
 //! be computed for hand-labelled block records, which carry features but no DOM.
 
-use crate::features::{FeatureDef, FeatureMatrix, F, N_FEATURES};
+use crate::features::{schema, FeatureDef, FeatureMatrix, F, N_FEATURES};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-macro_rules! context_schema {
-    ($( $id:ident = $name:literal, $range:literal, $def:literal; )*) => {
-        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
-        #[derive(Debug, Clone, Copy)]
-        #[repr(usize)]
-        enum C { $( $id, )* }
-        /// The second-stage columns, appended after the feature schema.
-        pub const CONTEXT_SCHEMA: &[FeatureDef] = &[
-            $( FeatureDef { name: $name, definition: $def, range: $range }, )*
-        ];
-    };
-}
-
-context_schema! {
+schema! {
+    /// Column index of each second-stage column, after the features.
+    enum C;
+    /// The second-stage columns, appended after the feature schema.
+    table CONTEXT_SCHEMA;
     Score = "s1", "0–1", "The first model's score of the block.";
     Prev = "s1_prev", "0–1", "Score of the previous block (0 at the start).";
     Next = "s1_next", "0–1", "Score of the next block (0 at the end).";

@@ -21,21 +21,29 @@ pub struct FeatureDef {
     pub range: &'static str,
 }
 
+/// A column enum and its table of definitions, from one list (so the two cannot disagree).
 macro_rules! schema {
-    ($( $id:ident = $name:literal, $range:literal, $def:literal; )*) => {
-        /// Column index of each feature.
+    ($(#[$enum_doc:meta])* $vis:vis enum $enum:ident;
+     $(#[$table_doc:meta])* table $table:ident;
+     $( $id:ident = $name:literal, $range:literal, $def:literal; )*) => {
+        $(#[$enum_doc])*
         #[allow(non_camel_case_types, missing_docs)]
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         #[repr(usize)]
-        pub enum F { $( $id, )* }
-        /// The feature schema, in column order.
-        pub const SCHEMA: &[FeatureDef] = &[
+        $vis enum $enum { $( $id, )* }
+        $(#[$table_doc])*
+        pub const $table: &[FeatureDef] = &[
             $( FeatureDef { name: $name, definition: $def, range: $range }, )*
         ];
     };
 }
+pub(crate) use schema;
 
 schema! {
+    /// Column index of each feature.
+    pub enum F;
+    /// The feature schema, in column order.
+    table SCHEMA;
     Words = "words", "0…", "Number of words (whitespace tokens with a letter or digit).";
     AnchorWords = "anchor_words", "0…", "Words inside `<a>` elements.";
     LinkDensity = "link_density", "0–1", "anchor_words / words.";
