@@ -46,6 +46,10 @@ pub struct ForestParams {
     pub balance: bool,
     /// Seed of every random choice.
     pub seed: u64,
+    /// The last this many columns are seen by every tree; `feature_fraction` applies to the
+    /// others. A second stage uses it so that every tree sees the first stage's scores.
+    #[serde(default)]
+    pub always_last: usize,
 }
 
 impl Default for ForestParams {
@@ -58,6 +62,7 @@ impl Default for ForestParams {
             rows_per_tree: 40_000,
             balance: false,
             seed: 42,
+            always_last: 0,
         }
     }
 }
@@ -81,6 +86,7 @@ impl ForestParams {
         if self.rows_per_tree == 0 {
             return bad("model.rows_per_tree: must be at least 1");
         }
+
         Ok(())
     }
 }
@@ -260,22 +266,29 @@ impl Forest {
             };
             return Ok((forest, groups.map(|_| vec![c; n])));
         }
-        let n_cols =
-            ((n_features as f64 * params.feature_fraction).round() as usize).clamp(1, n_features);
+        // Columns drawn per tree, among the first `free` ones; the rest are always seen.
+        let always = params.always_last.min(n_features);
+        let free = n_features - always;
+        let n_cols = if free == 0 {
+            0
+        } else {
+            ((free as f64 * params.feature_fraction).round() as usize).clamp(1, free)
+        };
         let members: Result<Vec<Member>, ForestError> = (0..params.n_trees)
             .into_par_iter()
             .map(|t| {
                 let mut rng = Rng(params.seed ^ (t as u64).wrapping_mul(0xa076_1d64_78bd_642f));
-                let mut columns: Vec<usize> = (0..n_features).collect();
-                if n_cols < n_features {
+                let mut columns: Vec<usize> = (0..free).collect();
+                if n_cols < free {
                     // Partial Fisher-Yates shuffle picks the first n_cols columns.
                     for i in 0..n_cols {
-                        let j = i + rng.below(n_features - i);
+                        let j = i + rng.below(free - i);
                         columns.swap(i, j);
                     }
                     columns.truncate(n_cols);
                     columns.sort_unstable();
                 }
+                columns.extend(free..n_features);
                 // The rows this tree may draw from, split by class.
                 let seen = |i: &usize| groups.is_none_or(|g| !left_out(params.seed, t, g[*i]));
                 let mut pool: Vec<usize> = (0..n).filter(seen).collect();
@@ -295,7 +308,7 @@ impl Forest {
                 };
                 let whole = groups.is_none()
                     && params.n_trees == 1
-                    && n_cols == n_features
+                    && columns.len() == n_features
                     && n <= params.rows_per_tree;
                 let mut sample: Vec<usize> = if whole && weights.is_none() {
                     (0..n).collect()
@@ -513,6 +526,7 @@ mod tests {
             rows_per_tree: 2000,
             balance: false,
             seed: 7,
+            always_last: 0,
         }
     }
 
@@ -622,6 +636,22 @@ mod tests {
         let (_, again) = Forest::fit_grouped(&rows, 3, &labels, None, &groups, &p).unwrap();
         assert_eq!(again, oob);
         assert!(Forest::fit_grouped(&rows, 3, &labels, None, &groups[1..], &p).is_err());
+    }
+
+    #[test]
+    fn the_last_columns_are_in_every_tree() {
+        let (rows, labels) = data(500, 9);
+        let p = ForestParams {
+            feature_fraction: 0.5,
+            always_last: 1,
+            ..params()
+        };
+        let f = Forest::fit(&rows, 3, &labels, None, &p).unwrap();
+        for m in &f.members {
+            // One of the two free columns, and the last one.
+            assert_eq!(m.columns.len(), 2, "{:?}", m.columns);
+            assert_eq!(m.columns[1], 2);
+        }
     }
 
     #[test]

@@ -198,8 +198,10 @@ impl Model {
             stacked.extend(stacked_rows(&m, &oob[rows.clone()], &corpus[rows]));
             start += n;
         }
+        // Every second-stage tree sees all the context columns, and a share of the features.
         let second_params = ForestParams {
             seed: params.seed.wrapping_add(1),
+            always_last: N_STACKED - N_FEATURES,
             ..params.clone()
         };
         let second = Forest::fit(

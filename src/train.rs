@@ -164,6 +164,7 @@ impl Recipe {
             rows_per_tree: m.rows_per_tree,
             balance: m.balance,
             seed: m.seed,
+            always_last: 0,
         }
     }
 }
