@@ -101,6 +101,14 @@ fn utf16_without_bom(bytes: &[u8]) -> Option<&'static Encoding> {
     }
 }
 
+/// Whether `bytes` is valid UTF-8, allowing a character cut short at the end.
+fn is_utf8_prefix(bytes: &[u8]) -> bool {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none(),
+    }
+}
+
 /// Name the kind of binary data, if the bytes are not text.
 fn binary_kind(bytes: &[u8]) -> Option<String> {
     const MAGIC: &[(&[u8], &str)] = &[
@@ -123,15 +131,28 @@ fn binary_kind(bytes: &[u8]) -> Option<String> {
         return Some((*name).to_string());
     }
     let sample = &bytes[..bytes.len().min(8192)];
+    // C0 control bytes that text does not use: not TAB, LF, VT, FF, CR, nor ESC (ISO-2022).
     let controls = sample
         .iter()
-        .filter(|&&b| b == 0 || (b < 0x09) || (0x0e..0x1b).contains(&b))
+        .filter(|&&b| b < 0x09 || (0x0e..0x1b).contains(&b) || (0x1c..0x20).contains(&b))
         .count();
-    // Text has almost no control bytes; a few stray NULs are tolerated and decoded.
+    let share = |n: usize| n * 100 / sample.len();
+    // Text in any ASCII-compatible encoding has almost no control bytes; a few stray NULs are
+    // tolerated and decoded. Random or compressed data has about one byte in ten.
     if controls * 10 > sample.len() {
         return Some(format!(
             "{}% control bytes in the first {} bytes",
-            controls * 100 / sample.len(),
+            share(controls),
+            sample.len()
+        ));
+    }
+    // Fewer control bytes are still binary when the bytes are not UTF-8 either: uniformly random
+    // bytes have 10% control bytes in expectation but fewer in a short or unlucky sample, while
+    // a legacy-encoded page (windows-1252, Shift_JIS...) has high bytes but no control bytes.
+    if controls >= 4 && controls * 50 > sample.len() && !is_utf8_prefix(sample) {
+        return Some(format!(
+            "{}% control bytes and invalid UTF-8 in the first {} bytes",
+            share(controls),
             sample.len()
         ));
     }

@@ -870,9 +870,6 @@ fn random_bytes_never_panic() {
 }
 
 #[test]
-#[ignore = "bug: uniformly random bytes are decoded as text, not refused as binary \
-            (src/html.rs, binary_kind: 22 of 256 byte values count as control bytes, under \
-            the 10% threshold)"]
 fn random_binary_is_refused() {
     for seed in 1..=5u64 {
         let bytes = noise(seed, 4096);
