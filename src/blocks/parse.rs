@@ -1,0 +1,367 @@
+//! Parsing with bounded work: HTML text to a kuchikiki DOM, refused when it grows too large.
+//!
+//! The HTML tree builder can make many nodes out of few bytes: every formatting element left
+//! open (`<b id=1>`…`<b id=2000>`) is created again in each following paragraph, so a 30 kB
+//! page can become four million nodes and gigabytes of memory. The parser here counts the nodes
+//! as they are made, stops attaching new ones at the limit and stops reading the input soon
+//! after, so memory stays bounded and the page is refused with [`Error::TooLarge`].
+//!
+//! The tokenizer checks every attribute of a tag against the ones before it, which is quadratic
+//! in the number of attributes of one tag; attributes past [`MAX_ATTRIBUTES`] are dropped first.
+
+use crate::error::{Error, Result};
+use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::{Attribute, QualName};
+use kuchikiki::NodeRef;
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// Attributes of one tag past this many are dropped before parsing.
+pub const MAX_ATTRIBUTES: usize = 256;
+
+/// The input is given to the parser in pieces of about this many bytes; the node count is
+/// checked between pieces.
+const CHUNK: usize = 8 * 1024;
+
+/// Parse a document (with scripting disabled, as a client without scripts would), refusing it
+/// when it makes more than `max_nodes` nodes.
+pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<NodeRef> {
+    let html = cap_attributes(html, MAX_ATTRIBUTES);
+    let made = Rc::new(Cell::new(0usize));
+    let sink = Bounded {
+        inner: kuchikiki::Sink::default(),
+        made: Rc::clone(&made),
+        max_nodes,
+    };
+    let mut opts = html5ever::ParseOpts::default();
+    opts.tree_builder.scripting_enabled = false;
+    let mut parser = html5ever::parse_document(sink, opts);
+    let mut rest: &str = &html;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(CHUNK);
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        let (piece, tail) = rest.split_at(cut);
+        parser.process(StrTendril::from_slice(piece));
+        rest = tail;
+        if made.get() > max_nodes {
+            return Err(too_many(max_nodes));
+        }
+    }
+    let sink = parser.finish();
+    if made.get() > max_nodes {
+        return Err(too_many(max_nodes));
+    }
+    Ok(sink.inner.document_node)
+}
+
+fn too_many(max_nodes: usize) -> Error {
+    Error::TooLarge(format!(
+        "more than {max_nodes} DOM nodes (raise the limit with --max-nodes or Limits::segment.max_nodes)"
+    ))
+}
+
+/// kuchikiki's tree sink, counting the nodes it makes. Past the limit, new nodes and text are
+/// no longer attached to the tree, so that they are freed as soon as the parser lets go of them.
+struct Bounded {
+    inner: kuchikiki::Sink,
+    made: Rc<Cell<usize>>,
+    max_nodes: usize,
+}
+
+impl Bounded {
+    /// Count one more node; whether it may still be attached.
+    fn count(&self) -> bool {
+        let n = self.made.get().saturating_add(1);
+        self.made.set(n);
+        n <= self.max_nodes
+    }
+
+    /// Whether a node or text may be attached. Text next to a text node (`beside`) is merged
+    /// into it and makes no node.
+    fn admit(&self, child: &NodeOrText<NodeRef>, beside: Option<NodeRef>) -> bool {
+        match child {
+            NodeOrText::AppendNode(_) => self.made.get() <= self.max_nodes,
+            NodeOrText::AppendText(_) if beside.is_some_and(|n| n.as_text().is_some()) => {
+                self.made.get() <= self.max_nodes
+            }
+            NodeOrText::AppendText(_) => self.count(),
+        }
+    }
+}
+
+impl TreeSink for Bounded {
+    type Handle = NodeRef;
+    type Output = Self;
+    type ElemName<'a> = <kuchikiki::Sink as TreeSink>::ElemName<'a>;
+
+    fn finish(self) -> Self {
+        self
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> NodeRef {
+        self.inner.get_document()
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a NodeRef) -> Self::ElemName<'a> {
+        self.inner.elem_name(target)
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeRef {
+        self.count();
+        self.inner.create_element(name, attrs, flags)
+    }
+
+    fn create_comment(&self, text: StrTendril) -> NodeRef {
+        self.count();
+        self.inner.create_comment(text)
+    }
+
+    fn create_pi(&self, target: StrTendril, data: StrTendril) -> NodeRef {
+        self.count();
+        self.inner.create_pi(target, data)
+    }
+
+    fn append(&self, parent: &NodeRef, child: NodeOrText<NodeRef>) {
+        if self.admit(&child, parent.last_child()) {
+            self.inner.append(parent, child);
+        }
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &NodeRef,
+        prev_element: &NodeRef,
+        child: NodeOrText<NodeRef>,
+    ) {
+        let beside = if element.parent().is_some() {
+            element.previous_sibling()
+        } else {
+            prev_element.last_child()
+        };
+        if self.admit(&child, beside) {
+            self.inner
+                .append_based_on_parent_node(element, prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(
+        &self,
+        name: StrTendril,
+        public_id: StrTendril,
+        system_id: StrTendril,
+    ) {
+        if self.count() {
+            self.inner
+                .append_doctype_to_document(name, public_id, system_id);
+        }
+    }
+
+    fn get_template_contents(&self, target: &NodeRef) -> NodeRef {
+        self.inner.get_template_contents(target)
+    }
+
+    fn same_node(&self, x: &NodeRef, y: &NodeRef) -> bool {
+        self.inner.same_node(x, y)
+    }
+
+    fn set_quirks_mode(&self, mode: QuirksMode) {
+        self.inner.set_quirks_mode(mode);
+    }
+
+    fn append_before_sibling(&self, sibling: &NodeRef, new_node: NodeOrText<NodeRef>) {
+        if self.admit(&new_node, sibling.previous_sibling()) {
+            self.inner.append_before_sibling(sibling, new_node);
+        }
+    }
+
+    fn add_attrs_if_missing(&self, target: &NodeRef, attrs: Vec<Attribute>) {
+        self.inner.add_attrs_if_missing(target, attrs);
+    }
+
+    fn remove_from_parent(&self, target: &NodeRef) {
+        self.inner.remove_from_parent(target);
+    }
+
+    fn reparent_children(&self, node: &NodeRef, new_parent: &NodeRef) {
+        self.inner.reparent_children(node, new_parent);
+    }
+}
+
+/// Elements whose content is text up to their end tag, not markup.
+fn raw_text(name: &[u8]) -> bool {
+    [
+        &b"script"[..],
+        b"style",
+        b"textarea",
+        b"title",
+        b"xmp",
+        b"iframe",
+        b"noembed",
+        b"noframes",
+    ]
+    .iter()
+    .any(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// Drop the attributes of a tag past the first `max` (the tag keeps its `>`), or return the
+/// input as it is when no tag has that many. A scan of the tokenizer's tag syntax: comments and
+/// the content of raw-text elements (`script`, `style`…) are skipped.
+fn cap_attributes(html: &str, max: usize) -> Cow<'_, str> {
+    let b = html.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r');
+    let mut out: Option<String> = None;
+    let mut copied = 0usize;
+    let mut i = 0usize;
+    while let Some(off) = memchr::memchr(b'<', &b[i..]) {
+        let start = i + off;
+        i = start + 1;
+        if b[i..].starts_with(b"!--") {
+            i = memchr::memmem::find(&b[i + 3..], b"-->").map_or(b.len(), |e| i + 3 + e + 3);
+            continue;
+        }
+        let closing = b.get(i) == Some(&b'/');
+        let name_at = i + usize::from(closing);
+        if !b.get(name_at).is_some_and(u8::is_ascii_alphabetic) {
+            continue;
+        }
+        let mut j = name_at;
+        while j < b.len() && !space(b[j]) && b[j] != b'/' && b[j] != b'>' {
+            j += 1;
+        }
+        let name = &b[name_at..j];
+        // Attributes: names, then optional `= value`, quoted or not.
+        let mut count = 0usize;
+        let mut cut_at = None;
+        loop {
+            while j < b.len() && (space(b[j]) || b[j] == b'/') {
+                j += 1;
+            }
+            if j >= b.len() || b[j] == b'>' {
+                break;
+            }
+            count += 1;
+            if count > max && cut_at.is_none() {
+                cut_at = Some(j);
+            }
+            // The first character of a name may be `=`.
+            j += 1;
+            while j < b.len() && !space(b[j]) && !matches!(b[j], b'/' | b'>' | b'=') {
+                j += 1;
+            }
+            let mut k = j;
+            while k < b.len() && space(b[k]) {
+                k += 1;
+            }
+            if b.get(k) != Some(&b'=') {
+                continue;
+            }
+            k += 1;
+            while k < b.len() && space(b[k]) {
+                k += 1;
+            }
+            j = match b.get(k) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    memchr::memchr(q, &b[k + 1..]).map_or(b.len(), |e| k + 1 + e + 1)
+                }
+                _ => {
+                    while k < b.len() && !space(b[k]) && b[k] != b'>' {
+                        k += 1;
+                    }
+                    k
+                }
+            };
+        }
+        if let Some(cut) = cut_at {
+            let o = out.get_or_insert_with(|| String::with_capacity(html.len()));
+            o.push_str(&html[copied..cut]);
+            copied = j.min(b.len());
+        }
+        i = j.min(b.len());
+        if !closing && raw_text(name) {
+            // Skip to the matching end tag.
+            let mut k = i;
+            i = b.len();
+            while let Some(off) = memchr::memmem::find(&b[k..], b"</") {
+                let at = k + off;
+                let tail = &b[at + 2..];
+                if tail.len() >= name.len() && tail[..name.len()].eq_ignore_ascii_case(name) {
+                    i = at;
+                    break;
+                }
+                k = at + 2;
+            }
+        }
+    }
+    match out {
+        None => Cow::Borrowed(html),
+        Some(mut o) => {
+            o.push_str(&html[copied..]);
+            Cow::Owned(o)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_past_the_limit_are_dropped() {
+        let html = "<p a=1 b='x y' c=\"z>\" d e=f>text</p>";
+        assert!(matches!(cap_attributes(html, 5), Cow::Borrowed(_)));
+        assert_eq!(cap_attributes(html, 3), "<p a=1 b='x y' c=\"z>\" >text</p>");
+        assert_eq!(cap_attributes(html, 0), "<p >text</p>");
+    }
+
+    #[test]
+    fn comments_and_scripts_are_not_tags() {
+        let html = "<!-- <a b c d> --><script>if (a<b c d e) {}</script><i x y>t</i>";
+        assert!(matches!(cap_attributes(html, 2), Cow::Borrowed(_)));
+        assert_eq!(
+            cap_attributes(html, 1),
+            "<!-- <a b c d> --><script>if (a<b c d e) {}</script><i x >t</i>"
+        );
+    }
+
+    #[test]
+    fn cut_input_does_not_fail() {
+        for html in ["<p a b c", "<p a='unclosed", "<script>x", "<p a=", "<!--", "<"] {
+            let _ = cap_attributes(html, 1);
+            assert!(parse(html, 100).is_ok(), "{html}");
+        }
+    }
+
+    fn count(node: &NodeRef) -> usize {
+        node.inclusive_descendants().count()
+    }
+
+    #[test]
+    fn node_limit_stops_a_reconstruction_bomb() {
+        // Open formatting elements are made again in every paragraph: 2000 × 2000 nodes.
+        let mut html = "<p>".to_string();
+        for i in 0..2000 {
+            html.push_str(&format!("<b id={i}>"));
+        }
+        html.push_str(&"<p>x".repeat(2000));
+        let t = std::time::Instant::now();
+        let err = parse(&html, 100_000).unwrap_err();
+        assert!(err.to_string().contains("100000 DOM nodes"), "{err}");
+        assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn pages_under_the_limit_parse_whole() {
+        let html = "<div><p>one</p><p>two <b>three</b></p><!-- c --></div>";
+        let doc = parse(html, 1000).unwrap();
+        // document, html, head, body, div, p, text, p, text, b, text, comment
+        assert_eq!(count(&doc), 12);
+        assert!(parse(html, 11).is_ok());
+        assert!(matches!(parse(html, 5), Err(Error::TooLarge(_))));
+    }
+}
