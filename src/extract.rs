@@ -19,12 +19,28 @@ use crate::output::Label;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Limits on one page.
+/// Limits on one page, so that a hostile or broken page costs bounded memory and time.
+///
+/// The defaults let every page of the WCXB development set through with a wide margin. A page
+/// over `max_bytes` or `segment.max_nodes` is refused with [`Error::TooLarge`], whose message
+/// names the limit and the command-line flag that raises it (`--max-bytes`, `--max-nodes`); a
+/// page with more than `segment.max_blocks` blocks is cut after that many.
+///
+/// ```
+/// use textsift::extract::Limits;
+/// let small = Limits { max_bytes: 1000, ..Limits::default() };
+/// let extractor = textsift::Extractor::new()?.limits(small)?;
+/// let err = extractor.extract(&vec![b'a'; 2000]).unwrap_err();
+/// assert!(matches!(err, textsift::Error::TooLarge(_)));
+/// assert!(err.to_string().contains("--max-bytes"));
+/// # Ok::<(), textsift::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Largest page accepted, in bytes (after decompression).
+    /// Largest page accepted, in bytes, before and after decompression: gzip data is inflated
+    /// only up to this many bytes (default [`crate::input::DEFAULT_MAX_BYTES`], 32 MiB).
     pub max_bytes: u64,
-    /// DOM and block limits.
+    /// DOM node and block limits.
     pub segment: SegmentLimits,
 }
 
@@ -128,11 +144,7 @@ impl Extractor {
     /// Extract one page from its raw bytes (any encoding; gzip is unpacked).
     pub fn extract(&self, bytes: &[u8]) -> Result<Extraction> {
         if bytes.len() as u64 > self.limits.max_bytes {
-            return Err(Error::TooLarge(format!(
-                "{} bytes, the limit is {}",
-                bytes.len(),
-                self.limits.max_bytes
-            )));
+            return Err(crate::input::too_many_bytes(self.limits.max_bytes, ""));
         }
         let unpacked;
         let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {

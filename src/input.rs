@@ -8,8 +8,16 @@ use flate2::read::MultiGzDecoder;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-/// Default largest page accepted, in bytes (after decompression).
-pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// Default largest page accepted, in bytes (after decompression): 32 MiB, six times the largest
+/// page of the WCXB development set.
+pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The error of a page over the byte limit; `what` says where it was found.
+pub(crate) fn too_many_bytes(max_bytes: u64, what: &str) -> Error {
+    Error::TooLarge(format!(
+        "more than {max_bytes} bytes{what} (raise the limit with --max-bytes)"
+    ))
+}
 
 /// One page to process.
 #[derive(Debug)]
@@ -99,7 +107,7 @@ fn read_limited(r: impl Read, max_bytes: u64) -> Result<Vec<u8>> {
             source,
         })?;
     if buf.len() as u64 > max_bytes {
-        return Err(Error::TooLarge(format!("more than {max_bytes} bytes")));
+        return Err(too_many_bytes(max_bytes, ""));
     }
     Ok(buf)
 }
@@ -114,9 +122,7 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
         .take(max_bytes.saturating_add(1))
         .read_to_end(&mut out);
     match result {
-        Ok(_) if out.len() as u64 > max_bytes => Err(Error::TooLarge(format!(
-            "more than {max_bytes} bytes after gunzip"
-        ))),
+        Ok(_) if out.len() as u64 > max_bytes => Err(too_many_bytes(max_bytes, " after gunzip")),
         Ok(_) => Ok(out),
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(Error::Gzip(format!(
             "truncated gzip stream ({} bytes decompressed before the cut)",
@@ -193,9 +199,42 @@ pub fn pages(
     single(bytes)
 }
 
+/// The next line of `r` (with its newline), or `Err(n)` for a line of `n` bytes longer than
+/// `max`, which is skipped without being kept in memory.
+fn bounded_line(r: &mut dyn BufRead, max: u64) -> std::io::Result<Option<Result<Vec<u8>, u64>>> {
+    let mut buf = Vec::new();
+    let n = r.take(max.saturating_add(1)).read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') || (n as u64) <= max {
+        return Ok(Some(Ok(buf)));
+    }
+    let mut skipped = n as u64;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        match memchr::memchr(b'\n', chunk) {
+            Some(at) => {
+                r.consume(at + 1);
+                skipped += at as u64 + 1;
+                break;
+            }
+            None => {
+                let len = chunk.len();
+                r.consume(len);
+                skipped += len as u64;
+            }
+        }
+    }
+    Ok(Some(Err(skipped)))
+}
+
 fn jsonl_pages(
     source: String,
-    stream: Box<dyn BufRead + Send>,
+    mut stream: Box<dyn BufRead + Send>,
     max_bytes: u64,
 ) -> impl Iterator<Item = Item> + Send {
     #[derive(serde::Deserialize)]
@@ -203,51 +242,197 @@ fn jsonl_pages(
         id: Option<serde_json::Value>,
         html: String,
     }
-    stream
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
-        .map(move |(n, line)| {
-            let place = format!("{source}:{}", n + 1);
-            let line = match line {
-                Ok(l) => l,
-                Err(e) => {
-                    return Item {
-                        source: place,
-                        bytes: Err(Error::Record(format!("unreadable line: {e}"))),
-                    }
-                }
-            };
-            match serde_json::from_str::<Record>(&line) {
-                Ok(r) => {
-                    let source = match r.id {
-                        Some(serde_json::Value::String(s)) => s,
-                        Some(v) => v.to_string(),
-                        None => place,
-                    };
-                    let bytes = if r.html.len() as u64 > max_bytes {
-                        Err(Error::TooLarge(format!("more than {max_bytes} bytes")))
-                    } else {
-                        Ok(r.html.into_bytes())
-                    };
-                    Item { source, bytes }
-                }
-                Err(e) => Item {
+    // JSON escapes make a line longer than its page: allow for them, but keep memory bounded.
+    let max_line = max_bytes.saturating_mul(2).saturating_add(1 << 20);
+    let mut n = 0usize;
+    let mut done = false;
+    std::iter::from_fn(move || loop {
+        if done {
+            return None;
+        }
+        n += 1;
+        let place = format!("{source}:{n}");
+        let line = match bounded_line(&mut *stream, max_line) {
+            Ok(None) => return None,
+            Ok(Some(Ok(line))) => line,
+            Ok(Some(Err(len))) => {
+                return Some(Item {
                     source: place,
-                    bytes: Err(Error::Record(format!(
-                        "not a JSON record with an \"html\" field: {e}"
+                    bytes: Err(Error::TooLarge(format!(
+                        "a line of {len} bytes, more than {max_line} (raise the limit with --max-bytes)"
                     ))),
-                },
+                })
             }
-        })
+            Err(e) => {
+                done = true;
+                let bytes = Err(match e.kind() {
+                    std::io::ErrorKind::UnexpectedEof => Error::Gzip("truncated gzip stream".into()),
+                    std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
+                        Error::Gzip(e.to_string())
+                    }
+                    _ => Error::Record(format!("unreadable line: {e}")),
+                });
+                return Some(Item {
+                    source: place,
+                    bytes,
+                });
+            }
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        return Some(match serde_json::from_slice::<Record>(&line) {
+            Ok(r) => {
+                let source = match r.id {
+                    Some(serde_json::Value::String(s)) => s,
+                    Some(v) => v.to_string(),
+                    None => place,
+                };
+                let bytes = if r.html.len() as u64 > max_bytes {
+                    Err(too_many_bytes(max_bytes, ""))
+                } else {
+                    Ok(r.html.into_bytes())
+                };
+                Item { source, bytes }
+            }
+            Err(e) => Item {
+                source: place,
+                bytes: Err(Error::Record(format!(
+                    "not a JSON record with an \"html\" field: {e}"
+                ))),
+            },
+        });
+    })
 }
 
+/// Longest WARC header block read; a longer one is refused as corrupt.
+const MAX_WARC_HEADER: u64 = 1 << 20;
+/// Room for the HTTP status line and headers in a response record, beside the page.
+const HTTP_HEADER_ALLOWANCE: u64 = 1 << 20;
+
+/// One WARC record's header: (type, target URI, content length).
+fn warc_header(r: &mut dyn BufRead) -> Result<Option<(String, Option<String>, u64)>> {
+    let bad = |m: String| Error::Record(format!("bad WARC record: {m}"));
+    let io = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Error::Gzip("truncated gzip stream".into()),
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
+            Error::Gzip(e.to_string())
+        }
+        _ => bad(e.to_string()),
+    };
+    // Records end with two line breaks; tolerate more.
+    loop {
+        let buf = r.fill_buf().map_err(io)?;
+        match buf.iter().position(|b| *b != b'\r' && *b != b'\n') {
+            Some(at) => {
+                r.consume(at);
+                break;
+            }
+            None if buf.is_empty() => return Ok(None),
+            None => {
+                let len = buf.len();
+                r.consume(len);
+            }
+        }
+    }
+    let mut block = Vec::new();
+    let mut limited = r.take(MAX_WARC_HEADER);
+    loop {
+        let before = block.len();
+        let n = limited.read_until(b'\n', &mut block).map_err(io)?;
+        if n == 0 {
+            return Err(if block.len() as u64 >= MAX_WARC_HEADER {
+                bad(format!("a header longer than {MAX_WARC_HEADER} bytes"))
+            } else {
+                bad("the file ends inside a header".into())
+            });
+        }
+        let line = &block[before..];
+        if line == b"\r\n" || line == b"\n" {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&block);
+    let mut lines = text.lines();
+    let version = lines.next().unwrap_or_default();
+    if !version.starts_with("WARC/") {
+        return Err(bad(format!(
+            "expected a WARC/ version line, found {:?} (the Content-Length of the record \
+             before may be wrong)",
+            version.chars().take(40).collect::<String>()
+        )));
+    }
+    let (mut kind, mut uri, mut length) = (None, None, None);
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        match name.trim().to_ascii_lowercase().as_str() {
+            "warc-type" => kind = Some(value.to_string()),
+            "warc-target-uri" => uri = Some(value.trim_matches(['<', '>']).to_string()),
+            "content-length" => {
+                length = Some(
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| bad(format!("Content-Length {value:?} is not a number")))?,
+                )
+            }
+            _ => {}
+        }
+    }
+    let length = length.ok_or_else(|| bad("no Content-Length".into()))?;
+    Ok(Some((kind.unwrap_or_default(), uri, length)))
+}
+
+/// Read `len` bytes, or fail naming how many there were.
+fn warc_body(r: &mut dyn BufRead, len: u64, keep: bool) -> Result<Vec<u8>> {
+    let mut body = Vec::new();
+    let got = if keep {
+        r.take(len).read_to_end(&mut body).map(|n| n as u64)
+    } else {
+        std::io::copy(&mut r.take(len), &mut std::io::sink())
+    }
+    .map_err(|e| Error::Record(format!("bad WARC record: {e}")))?;
+    if got < len {
+        return Err(Error::Record(format!(
+            "truncated WARC record: its Content-Length is {len}, the file ends after {got} bytes"
+        )));
+    }
+    Ok(body)
+}
+
+/// Whether a record's body ended where its Content-Length said: line breaks follow, then the
+/// next record's `WARC/` line or the end of the stream. The line breaks are consumed.
+fn record_ends(r: &mut dyn BufRead) -> std::io::Result<bool> {
+    let mut breaks = 0usize;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(breaks > 0);
+        }
+        let n = buf
+            .iter()
+            .take_while(|b| **b == b'\r' || **b == b'\n')
+            .count();
+        if n == 0 {
+            // A short buffer may hold only the start of the next version line.
+            let k = buf.len().min(5);
+            return Ok(breaks > 0 && buf[..k] == b"WARC/"[..k]);
+        }
+        breaks += n;
+        r.consume(n);
+    }
+}
+
+/// The `response` records of a WARC stream. Each record is read within its Content-Length
+/// (checked against the byte limit first), so memory stays bounded; a record whose length does
+/// not match the data ends the stream with an error, as what follows cannot be trusted.
 fn warc_pages(
     source: String,
-    stream: Box<dyn BufRead + Send>,
+    mut stream: Box<dyn BufRead + Send>,
     max_bytes: u64,
 ) -> impl Iterator<Item = Item> + Send {
-    let mut records = warc::WarcReader::new(stream).iter_records();
     let mut n = 0usize;
     let mut failed = false;
     std::iter::from_fn(move || loop {
@@ -255,36 +440,62 @@ fn warc_pages(
             return None;
         }
         n += 1;
-        let record = match records.next()? {
-            Ok(r) => r,
-            Err(e) => {
-                // The stream cannot be trusted past a broken record.
-                failed = true;
-                return Some(Item {
-                    source: format!("{source}#{n}"),
-                    bytes: Err(Error::Record(format!("bad WARC record: {e}"))),
-                });
-            }
+        let place = format!("{source}#{n}");
+        let fail = |failed: &mut bool, e: Error| {
+            *failed = true;
+            Some(Item {
+                source: place.clone(),
+                bytes: Err(e),
+            })
         };
-        if *record.warc_type() != warc::RecordType::Response {
+        let (kind, uri, len) = match warc_header(&mut *stream) {
+            Ok(None) => return None,
+            Ok(Some(h)) => h,
+            Err(e) => return fail(&mut failed, e),
+        };
+        let response = kind.eq_ignore_ascii_case("response");
+        let too_large = len > max_bytes.saturating_add(HTTP_HEADER_ALLOWANCE);
+        let body = match warc_body(&mut *stream, len, response && !too_large) {
+            Ok(b) => b,
+            Err(e) => return fail(&mut failed, e),
+        };
+        match record_ends(&mut *stream) {
+            Ok(true) => {}
+            Ok(false) => {
+                return fail(
+                    &mut failed,
+                    Error::Record(format!(
+                        "bad WARC record{}: its Content-Length ({len}) does not end where the \
+                         record does",
+                        uri.as_deref()
+                            .map(|u| format!(" for {u}"))
+                            .unwrap_or_default()
+                    )),
+                )
+            }
+            Err(e) => return fail(&mut failed, Error::Gzip(e.to_string())),
+        }
+        if !response {
             continue;
         }
-        let uri = record
-            .header(warc::WarcHeader::TargetURI)
-            .map(|u| u.into_owned())
-            .unwrap_or_else(|| format!("{source}#{n}"));
-        let body = record.body();
+        let source = uri.unwrap_or(place);
+        if too_large {
+            return Some(Item {
+                source,
+                bytes: Err(too_many_bytes(max_bytes, " in a WARC record")),
+            });
+        }
         // Skip the HTTP status line and headers of the response.
         let payload = body
             .windows(4)
             .position(|w| w == b"\r\n\r\n")
-            .map_or(body, |at| &body[at + 4..]);
+            .map_or(&body[..], |at| &body[at + 4..]);
         let bytes = if payload.len() as u64 > max_bytes {
-            Err(Error::TooLarge(format!("more than {max_bytes} bytes")))
+            Err(too_many_bytes(max_bytes, ""))
         } else {
             gunzip_if_gzip(payload.to_vec(), max_bytes)
         };
-        return Some(Item { source: uri, bytes });
+        return Some(Item { source, bytes });
     })
 }
 

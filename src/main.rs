@@ -171,7 +171,7 @@ struct InputArgs {
     /// Worker threads (0: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
-    /// Largest page accepted, in bytes after decompression.
+    /// Largest page accepted, in bytes, before and after gunzip; a larger page is refused.
     #[arg(long, default_value_t = input::DEFAULT_MAX_BYTES)]
     max_bytes: u64,
 }
@@ -187,10 +187,10 @@ struct ModelArgs {
     /// Score threshold for the decoder (default: the model's own).
     #[arg(long)]
     threshold: Option<f32>,
-    /// Most DOM nodes in a page; larger pages are refused.
+    /// Most DOM nodes in a page, counted while parsing; a larger page is refused.
     #[arg(long, default_value_t = SegmentLimits::default().max_nodes)]
     max_nodes: usize,
-    /// Most blocks kept from a page; the rest of a larger page is dropped.
+    /// Most blocks kept from a page; the rest of a larger page is dropped, not refused.
     #[arg(long, default_value_t = SegmentLimits::default().max_blocks)]
     max_blocks: usize,
 }
