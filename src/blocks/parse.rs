@@ -6,6 +6,8 @@
 //! as they are made, stops attaching new ones at the limit and stops reading the input soon
 //! after, so memory stays bounded and the page is refused with [`Error::TooLarge`].
 //!
+//! Comments and processing instructions are not kept.
+//!
 //! The tokenizer checks every attribute of a tag against the ones before it, which is quadratic
 //! in the number of attributes of one tag; attributes past [`MAX_ATTRIBUTES`] are dropped first.
 
@@ -13,7 +15,7 @@ use crate::error::{Error, Result};
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, QualName};
-use kuchikiki::NodeRef;
+use kuchikiki::{NodeData, NodeRef};
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -84,6 +86,15 @@ impl Bounded {
     /// into it and makes no node.
     fn admit(&self, child: &NodeOrText<NodeRef>, beside: Option<NodeRef>) -> bool {
         match child {
+            // Nothing reads comments: they are not kept, so a page of comments costs nothing.
+            NodeOrText::AppendNode(n)
+                if matches!(
+                    n.data(),
+                    NodeData::Comment(_) | NodeData::ProcessingInstruction(_)
+                ) =>
+            {
+                false
+            }
             NodeOrText::AppendNode(_) => self.made.get() <= self.max_nodes,
             NodeOrText::AppendText(_) if beside.is_some_and(|n| n.as_text().is_some()) => {
                 self.made.get() <= self.max_nodes
@@ -112,18 +123,21 @@ impl TreeSink for Bounded {
         self.inner.elem_name(target)
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeRef {
+    fn create_element(
+        &self,
+        name: QualName,
+        attrs: Vec<Attribute>,
+        flags: ElementFlags,
+    ) -> NodeRef {
         self.count();
         self.inner.create_element(name, attrs, flags)
     }
 
     fn create_comment(&self, text: StrTendril) -> NodeRef {
-        self.count();
         self.inner.create_comment(text)
     }
 
     fn create_pi(&self, target: StrTendril, data: StrTendril) -> NodeRef {
-        self.count();
         self.inner.create_pi(target, data)
     }
 
@@ -331,7 +345,14 @@ mod tests {
 
     #[test]
     fn cut_input_does_not_fail() {
-        for html in ["<p a b c", "<p a='unclosed", "<script>x", "<p a=", "<!--", "<"] {
+        for html in [
+            "<p a b c",
+            "<p a='unclosed",
+            "<script>x",
+            "<p a=",
+            "<!--",
+            "<",
+        ] {
             let _ = cap_attributes(html, 1);
             assert!(parse(html, 100).is_ok(), "{html}");
         }
@@ -359,9 +380,9 @@ mod tests {
     fn pages_under_the_limit_parse_whole() {
         let html = "<div><p>one</p><p>two <b>three</b></p><!-- c --></div>";
         let doc = parse(html, 1000).unwrap();
-        // document, html, head, body, div, p, text, p, text, b, text, comment
-        assert_eq!(count(&doc), 12);
-        assert!(parse(html, 11).is_ok());
+        // document, html, head, body, div, p, text, p, text, b, text; comments are dropped
+        assert_eq!(count(&doc), 11);
+        assert!(parse(html, 10).is_ok());
         assert!(matches!(parse(html, 5), Err(Error::TooLarge(_))));
     }
 }
