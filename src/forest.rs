@@ -498,6 +498,53 @@ impl Forest {
     }
 }
 
+impl Forest {
+    /// Check the structure of a forest read from a file, so that prediction cannot index out
+    /// of bounds or loop: every column exists, every tree is non-empty, its nodes split on its
+    /// own columns, their children come after them, and their outputs are classes. smartcore
+    /// keeps a tree's nodes private, so they are read through its serde form.
+    pub fn check(&self) -> Result<(), ForestError> {
+        let bad = |m: String| Err(ForestError::Shape(m));
+        if let Some(c) = self.constant {
+            if !(0.0..=1.0).contains(&c) {
+                return bad(format!("constant score {c} outside 0..1"));
+            }
+        }
+        for (t, m) in self.members.iter().enumerate() {
+            if let Some(c) = m.columns.iter().find(|&&c| c >= self.n_features) {
+                return bad(format!("tree {t} reads column {c} of {}", self.n_features));
+            }
+            let tree = serde_json::to_value(&m.tree)
+                .map_err(|e| ForestError::Shape(format!("tree {t}: {e}")))?;
+            let nodes = tree["nodes"].as_array().map_or(&[][..], Vec::as_slice);
+            let classes = tree["classes"].as_array().map_or(0, Vec::len);
+            if nodes.is_empty() || classes == 0 {
+                return bad(format!("tree {t} is empty"));
+            }
+            if tree["num_features"].as_u64() != Some(m.columns.len() as u64) {
+                return bad(format!("tree {t} does not match its columns"));
+            }
+            for (i, node) in nodes.iter().enumerate() {
+                let index = |key: &str| node[key].as_u64().map(|v| v as usize);
+                let child_ok = |c: Option<usize>| c.is_some_and(|c| c > i && c < nodes.len());
+                let ok = index("output").is_some_and(|o| o < classes)
+                    && match (&node["true_child"], &node["false_child"]) {
+                        (serde_json::Value::Null, _) => true,
+                        _ => {
+                            child_ok(index("true_child"))
+                                && child_ok(index("false_child"))
+                                && index("split_feature").is_some_and(|f| f < m.columns.len())
+                        }
+                    };
+                if !ok {
+                    return bad(format!("tree {t} has a broken node {i}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -116,6 +116,12 @@ impl Model {
 
     fn assemble(info: ModelInfo, classifier: Classifier) -> Result<Model> {
         let (first, second) = (&classifier.first, &classifier.second);
+        let checked = std::iter::once(first).chain(second.as_ref().map(|s| &s.forest));
+        for forest in checked {
+            forest
+                .check()
+                .map_err(|e| Error::Model(format!("corrupt model: {e}")))?;
+        }
         if first.n_features() != N_FEATURES {
             return Err(Error::Model(format!(
                 "the forest has {} features, the schema {N_FEATURES}",
