@@ -1,0 +1,769 @@
+//! Hostile and broken inputs: every one must end, quickly and without a panic, in a clear
+//! per-page error or a (possibly empty) extraction. The inputs are generated here; none is
+//! stored in the repository.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use textsift::extract::{Extraction, Limits};
+use textsift::input::{self, Item};
+use textsift::{Error, Extractor, Result};
+
+fn extractor() -> &'static Extractor {
+    static EX: OnceLock<Extractor> = OnceLock::new();
+    EX.get_or_init(|| Extractor::new().unwrap())
+}
+
+/// Run `f`, failing when it takes longer than `secs` seconds (generous: machines are slow and
+/// busy, but a quadratic blow-up takes minutes).
+fn within<T>(secs: u64, what: &str, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let out = f();
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(secs), "{what} took {took:?}");
+    out
+}
+
+fn extract(bytes: &[u8]) -> Result<Extraction> {
+    extractor().extract(bytes)
+}
+
+/// An extraction that holds together: one score in 0..1 per block, kept text made of blocks.
+fn check(e: &Extraction) {
+    assert_eq!(e.features.rows(), e.blocks.len());
+    for (i, b) in e.blocks.iter().enumerate() {
+        assert_eq!(b.index, i);
+        assert!((0.0..=1.0).contains(&b.score), "score {}", b.score);
+        assert!(!b.text.is_empty());
+    }
+    assert!(e.features.data.iter().all(|v| v.is_finite()));
+}
+
+fn all_text(e: &Extraction) -> String {
+    e.blocks
+        .iter()
+        .map(|b| b.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// splitmix64 bytes: reproducible noise.
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut s = seed;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+const ARTICLE: &str = "<html><head><title>Bridge news</title></head><body>\
+    <nav class=menu><a href=/>Home</a> <a href=/news>News</a></nav><article><h1>The bridge</h1>\
+    <p>The town council met on Monday to plan the new bridge over the river. Engineers said the \
+    work would take two years, and residents asked about traffic, noise and the cost.</p>\
+    <p>The mayor promised a public meeting before any work begins next spring.</p></article>\
+    <footer><p>Copyright 2026 Example News. All rights reserved.</p></footer></body></html>";
+
+// ---------------------------------------------------------------------------------------------
+// Nesting
+
+#[test]
+fn div_nesting_100_000_deep() {
+    let depth = 100_000;
+    let html = format!(
+        "{}deep text here{}",
+        "<div>".repeat(depth),
+        "</div>".repeat(depth)
+    );
+    let e = within(30, "deep divs", || extract(html.as_bytes())).unwrap();
+    check(&e);
+    assert_eq!(all_text(&e), "deep text here");
+    // Unclosed, too.
+    let html = format!("{}open text", "<div>".repeat(depth));
+    let e = within(30, "unclosed divs", || extract(html.as_bytes())).unwrap();
+    assert_eq!(all_text(&e), "open text");
+}
+
+#[test]
+fn inline_nesting_100_000_deep() {
+    let tags = ["b", "i", "span", "em", "font", "a"];
+    let mut html = String::new();
+    for i in 0..100_000 {
+        html.push_str(&format!("<{}>", tags[i % tags.len()]));
+    }
+    html.push_str("inline words");
+    for i in (0..100_000).rev() {
+        html.push_str(&format!("</{}>", tags[i % tags.len()]));
+    }
+    let e = within(30, "deep inline tags", || extract(html.as_bytes())).unwrap();
+    check(&e);
+    assert_eq!(all_text(&e), "inline words");
+}
+
+#[test]
+fn foreign_and_template_nesting() {
+    let open = "<template><svg><math><noscript><div><foreignObject><p>";
+    let close = "</p></foreignObject></div></noscript></math></svg></template>";
+    let html = format!(
+        "<p>Outside text.</p>{}inside{}<p>After text.</p>",
+        open.repeat(20_000),
+        close.repeat(20_000)
+    );
+    let e = within(30, "template/svg/math/noscript nesting", || {
+        extract(html.as_bytes())
+    })
+    .unwrap();
+    check(&e);
+    let text = all_text(&e);
+    assert!(text.starts_with("Outside text."), "{text}");
+    assert!(
+        !text.contains("inside"),
+        "template content is not text: {text}"
+    );
+    // noscript alone holds markup (scripting is off) and its text is kept.
+    let html = format!(
+        "{}kept{}",
+        "<noscript>".repeat(50_000),
+        "</noscript>".repeat(50_000)
+    );
+    let e = within(30, "noscript nesting", || extract(html.as_bytes())).unwrap();
+    assert_eq!(all_text(&e), "kept");
+    // Misnested foreign content.
+    let html = "<svg><p><math><table><td><svg><desc><p>x</svg></table>y".repeat(5_000);
+    let e = within(30, "misnested foreign content", || extract(html.as_bytes())).unwrap();
+    check(&e);
+}
+
+/// Formatting elements left open are made again in every paragraph: a small page that would
+/// grow to millions of nodes.
+#[test]
+fn reconstruction_bomb_is_refused_by_the_node_limit() {
+    let mut html = "<p>".to_string();
+    for i in 0..2000 {
+        html.push_str(&format!("<b id={i}>"));
+    }
+    html.push_str(&"<p>x".repeat(20_000));
+    assert!(html.len() < 120_000);
+    let err = within(20, "reconstruction bomb", || extract(html.as_bytes())).unwrap_err();
+    assert!(matches!(err, Error::TooLarge(_)), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("500000 DOM nodes") && msg.contains("--max-nodes"),
+        "{msg}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Size
+
+#[test]
+fn twenty_megabytes_of_text_without_a_tag() {
+    let line = "plain words without any markup at all, repeated many times over and over\n";
+    let text = line.repeat(20_000_000 / line.len());
+    let e = within(60, "20 MB of text", || extract(text.as_bytes())).unwrap();
+    check(&e);
+    assert_eq!(e.blocks.len(), 1);
+    assert!(e.blocks[0].text.len() > 19_000_000);
+}
+
+/// A 50 MB page: refused by the default byte limit, extracted when the limit is raised.
+#[test]
+fn fifty_megabyte_page() {
+    let para = format!(
+        "<p>{}</p>\n",
+        "many words in a long paragraph of text. ".repeat(250)
+    );
+    let n = 50_000_000 / para.len();
+    let html = format!("<title>Big</title><div id=content>{}</div>", para.repeat(n));
+    assert!(html.len() >= 50_000_000);
+    let err = within(30, "50 MB refused", || extract(html.as_bytes())).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(err, Error::TooLarge(_)) && msg.contains("--max-bytes"),
+        "{msg}"
+    );
+    let big = Limits {
+        max_bytes: 64 << 20,
+        ..Limits::default()
+    };
+    let ex = extractor().clone().limits(big).unwrap();
+    let e = within(120, "50 MB extracted", || ex.extract(html.as_bytes())).unwrap();
+    check(&e);
+    assert_eq!(e.blocks.len(), n);
+    assert_eq!(e.title, "Big");
+}
+
+/// A page of small elements stops at the node limit, with a message naming it.
+#[test]
+fn too_many_nodes() {
+    let html = "<span>a</span>".repeat(400_000);
+    let err = within(30, "many nodes", || extract(html.as_bytes())).unwrap_err();
+    assert!(err.to_string().contains("--max-nodes"), "{err}");
+    let small = Limits {
+        segment: textsift::SegmentLimits {
+            max_nodes: 1000,
+            ..Default::default()
+        },
+        ..Limits::default()
+    };
+    let ex = extractor().clone().limits(small).unwrap();
+    assert!(ex.extract("<p>x</p>".repeat(400).as_bytes()).is_ok());
+    assert!(matches!(
+        ex.extract("<p>x</p>".repeat(600).as_bytes()),
+        Err(Error::TooLarge(_))
+    ));
+    // Zero is not a limit.
+    let zero = Limits {
+        max_bytes: 0,
+        ..Limits::default()
+    };
+    assert!(matches!(
+        extractor().clone().limits(zero),
+        Err(Error::Config(_))
+    ));
+}
+
+#[test]
+fn a_ten_megabyte_attribute() {
+    let html = format!(
+        "<div><p data-blob=\"{}\">Text after the attribute.</p><p title='{}'>More text.</p></div>",
+        "x".repeat(10_000_000),
+        "y ".repeat(1_000_000)
+    );
+    let e = within(30, "10 MB attribute", || extract(html.as_bytes())).unwrap();
+    assert_eq!(all_text(&e), "Text after the attribute.\nMore text.");
+}
+
+/// Each attribute of a tag is compared with the ones before it: a tag with 200,000 attributes
+/// would take minutes, so attributes past the limit are dropped.
+#[test]
+fn two_hundred_thousand_attributes_on_one_tag() {
+    let attrs: String = (0..200_000).map(|i| format!(" a{i}=v")).collect();
+    let html = format!("<div{attrs}>Text of the div.</div><p{attrs}>Second.</p>");
+    let e = within(20, "many attributes", || extract(html.as_bytes())).unwrap();
+    assert_eq!(all_text(&e), "Text of the div.\nSecond.");
+}
+
+#[test]
+fn thousands_of_links_in_one_block() {
+    let links: String = (0..5000)
+        .map(|i| format!("<a href=\"/page/{i}\">link number {i}</a> "))
+        .collect();
+    let html = format!("<div>{links}</div>");
+    let e = within(20, "5000 links", || extract(html.as_bytes())).unwrap();
+    check(&e);
+    assert_eq!(e.blocks.len(), 1);
+    assert!(e.blocks[0].text.ends_with("link number 4999"));
+    // Unclosed links: each one closes the one before (the adoption agency).
+    let html = (0..5000)
+        .map(|i| format!("<a href=/{i}>unclosed {i} "))
+        .collect::<String>();
+    let e = within(20, "5000 unclosed links", || extract(html.as_bytes())).unwrap();
+    check(&e);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bytes and encodings
+
+#[test]
+fn nul_bytes_and_invalid_utf8_in_every_position() {
+    let page = "<html><head><title>T</title></head><body><p class=\"x\">Caf\u{e9} and \
+                text.</p><!-- c --><a href='/'>link</a></body></html>"
+        .as_bytes();
+    for at in 0..=page.len() {
+        for bad in [&b"\0"[..], b"\xff", b"\xc3", b"\xe2\x82", b"\0\0\0\0"] {
+            let mut inserted = page[..at].to_vec();
+            inserted.extend_from_slice(bad);
+            inserted.extend_from_slice(&page[at..]);
+            let mut replaced = page.to_vec();
+            if at < page.len() {
+                replaced[at] = bad[0];
+            }
+            for bytes in [inserted, replaced] {
+                match extract(&bytes) {
+                    Ok(e) => check(&e),
+                    Err(Error::NotHtml(_) | Error::Empty) => {}
+                    Err(e) => panic!("{bytes:?}: {e}"),
+                }
+            }
+        }
+    }
+    // A page made of NULs, and one with NULs everywhere.
+    assert!(matches!(extract(&[0u8; 5000]), Err(Error::NotHtml(_))));
+    let spread: Vec<u8> = page.iter().flat_map(|&b| [b, 0]).collect();
+    match extract(&spread) {
+        Ok(e) => check(&e),
+        Err(e) => assert!(matches!(e, Error::NotHtml(_)), "{e}"),
+    }
+}
+
+#[test]
+fn unknown_declared_charset_falls_back() {
+    let page = "<html><head><meta charset=\"x-no-such-charset\"><title>Caf\u{e9}</title></head>\
+                <body><p>Cr\u{e8}me br\u{fb}l\u{e9}e for everyone in the caf\u{e9} today.</p>\
+                </body></html>";
+    let e = extract(page.as_bytes()).unwrap();
+    assert_eq!(e.title, "Caf\u{e9}");
+    assert!(all_text(&e).contains("Cr\u{e8}me br\u{fb}l\u{e9}e"));
+    let e = extract(page.replace("x-no-such-charset", "").as_bytes()).unwrap();
+    assert_eq!(e.title, "Caf\u{e9}");
+}
+
+#[test]
+fn utf16_with_and_without_bom() {
+    let page = "<html><head><title>\u{65e5}\u{672c} title</title></head><body><p>Text in \
+                UTF-16 with an accent: caf\u{e9}, and more words.</p></body></html>";
+    let le: Vec<u8> = page.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = page.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let with_bom = |bom: &[u8], body: &[u8]| [bom, body].concat();
+    for bytes in [
+        with_bom(b"\xff\xfe", &le),
+        with_bom(b"\xfe\xff", &be),
+        le.clone(),
+        be.clone(),
+    ] {
+        let e = extract(&bytes).unwrap();
+        assert_eq!(e.title, "\u{65e5}\u{672c} title");
+        assert!(all_text(&e).contains("caf\u{e9}, and more words."));
+    }
+    // Cut in the middle of a code unit.
+    let e = extract(&le[..le.len() - 1]).unwrap();
+    check(&e);
+}
+
+#[test]
+fn legacy_encodings_are_not_taken_for_binary() {
+    let text =
+        "\u{65e5}\u{672c}\u{8a9e}\u{306e}\u{6587}\u{7ae0}\u{3067}\u{3059}\u{3002}".repeat(200);
+    let page = format!("<html><head><title>T</title></head><body><p>{text}</p></body></html>");
+    for (enc, declare) in [
+        (encoding_rs::SHIFT_JIS, true),
+        (encoding_rs::SHIFT_JIS, false),
+        (encoding_rs::EUC_JP, false),
+        (encoding_rs::GBK, false),
+    ] {
+        let page = if declare {
+            page.replace(
+                "<head>",
+                &format!("<head><meta charset=\"{}\">", enc.name()),
+            )
+        } else {
+            page.clone()
+        };
+        let (bytes, _, _) = enc.encode(&page);
+        let e = extract(&bytes).unwrap_or_else(|e| panic!("{}: {e}", enc.name()));
+        assert_eq!(e.blocks.len(), 1, "{}", enc.name());
+        if enc != encoding_rs::GBK {
+            assert_eq!(e.blocks[0].text, text, "{}", enc.name());
+        }
+    }
+    let cyrillic = "\u{41f}\u{440}\u{438}\u{432}\u{435}\u{442} \u{43c}\u{438}\u{440} ".repeat(300);
+    for enc in [encoding_rs::WINDOWS_1251, encoding_rs::KOI8_R] {
+        let page = format!("<p>{cyrillic}</p>");
+        let (bytes, _, _) = enc.encode(&page);
+        let e = extract(&bytes).unwrap_or_else(|e| panic!("{}: {e}", enc.name()));
+        assert_eq!(e.blocks.len(), 1);
+    }
+    let (bytes, _, _) = encoding_rs::WINDOWS_1252
+        .encode("<p>Na\u{ef}ve caf\u{e9} \u{201c}quotes\u{201d} \u{2014} d\u{e9}j\u{e0} vu.</p>");
+    assert!(extract(&bytes).is_ok());
+}
+
+#[test]
+fn binary_files_given_as_html() {
+    let body = noise(7, 20_000);
+    for (magic, kind) in [
+        (&b"\x89PNG\r\n\x1a\n"[..], "PNG"),
+        (b"%PDF-1.7\n", "PDF"),
+        (b"\xff\xd8\xff\xe0", "JPEG"),
+        (b"PK\x03\x04", "ZIP"),
+        (b"GIF89a", "GIF"),
+    ] {
+        let bytes = [magic, &body[..]].concat();
+        match extract(&bytes) {
+            Err(Error::NotHtml(k)) => assert!(k.contains(kind), "{k}"),
+            other => panic!("{kind}: {other:?}"),
+        }
+    }
+    for seed in 0..20 {
+        for len in [16, 100, 1000, 50_000] {
+            let bytes = noise(seed, len);
+            match extract(&bytes) {
+                Err(Error::NotHtml(_)) => {}
+                Ok(_) if len < 1000 => {}
+                other => panic!("seed {seed}, {len} bytes: {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn comment_and_cdata_bombs() {
+    let cases = [
+        format!("<p>Before.</p><!--{}", "a".repeat(10_000_000)),
+        format!("<p>Before.</p>{}", "<!--x-->".repeat(1_000_000)),
+        format!("<p>Before.</p>{}", "<!--".repeat(1_000_000)),
+        format!("<p>Before.</p><![CDATA[{}", "b".repeat(10_000_000)),
+        format!(
+            "<p>Before.</p><svg><![CDATA[{}]]></svg>",
+            "c".repeat(10_000_000)
+        ),
+        format!("<p>Before.</p>{}", "<![CDATA[x]]>".repeat(500_000)),
+        format!("<p>Before.</p>{}", "<?pi x?>".repeat(1_000_000)),
+    ];
+    for html in &cases {
+        let e = within(30, &html[..30], || extract(html.as_bytes())).unwrap();
+        check(&e);
+        assert!(all_text(&e).starts_with("Before."), "{}", &html[..30]);
+    }
+}
+
+#[test]
+fn empty_and_blank_pages() {
+    assert!(matches!(extract(b""), Err(Error::Empty)));
+    assert!(matches!(extract(b" \r\n\t "), Err(Error::Empty)));
+    let e = extract(b"<html><body><!-- nothing --></body></html>").unwrap();
+    assert!(e.blocks.is_empty() && e.text.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// gzip
+
+#[test]
+fn truncated_concatenated_and_bomb_gzip() {
+    let packed = gzip(ARTICLE.as_bytes());
+    assert_eq!(
+        extract(&packed).unwrap(),
+        extract(ARTICLE.as_bytes()).unwrap()
+    );
+    for cut in [2, 10, packed.len() / 2, packed.len() - 4, packed.len() - 1] {
+        match extract(&packed[..cut]) {
+            Err(Error::Gzip(m)) => assert!(!m.is_empty()),
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+    }
+    let two = [
+        gzip(b"<p>First member text.</p>"),
+        gzip(b"<p>Second member.</p>"),
+    ]
+    .concat();
+    assert_eq!(
+        all_text(&extract(&two).unwrap()),
+        "First member text.\nSecond member."
+    );
+    // A gzip bomb: 200 MB of spaces in a few hundred kB; inflated only up to the limit.
+    let bomb = gzip(&vec![b' '; 200_000_000]);
+    assert!(bomb.len() < 1_000_000);
+    let err = within(20, "gzip bomb", || extract(&bomb)).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("after gunzip") && msg.contains("--max-bytes"),
+        "{msg}"
+    );
+    // Garbage after a member, and a corrupt member.
+    let mut trailing = gzip(ARTICLE.as_bytes());
+    trailing.extend_from_slice(b"garbage after the stream");
+    match extract(&trailing) {
+        Ok(e) => check(&e),
+        Err(e) => assert!(matches!(e, Error::Gzip(_)), "{e}"),
+    }
+    let mut corrupt = gzip(ARTICLE.as_bytes());
+    let mid = corrupt.len() / 2;
+    corrupt[mid] ^= 0xff;
+    match extract(&corrupt) {
+        Ok(e) => check(&e),
+        Err(e) => assert!(matches!(e, Error::Gzip(_)), "{e}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files, records, directories
+
+fn items(path: &Path, max_bytes: u64) -> Vec<Item> {
+    input::pages(
+        path.display().to_string(),
+        Some(path.to_path_buf()),
+        max_bytes,
+    )
+    .collect()
+}
+
+#[test]
+fn files_through_the_input_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    let empty = items(&write("empty.html", b""), 1 << 20);
+    assert_eq!(empty.len(), 1);
+    let bytes = empty.into_iter().next().unwrap().bytes.unwrap();
+    assert!(matches!(extract(&bytes), Err(Error::Empty)));
+
+    let packed = gzip(ARTICLE.as_bytes());
+    let cut = items(&write("cut.html.gz", &packed[..packed.len() / 2]), 1 << 20);
+    assert!(
+        matches!(&cut[0].bytes, Err(Error::Gzip(_))),
+        "{:?}",
+        cut[0].bytes
+    );
+
+    let bomb = items(
+        &write("bomb.html.gz", &gzip(&vec![b'a'; 5_000_000])),
+        1 << 20,
+    );
+    match &bomb[0].bytes {
+        Err(e @ Error::TooLarge(_)) => assert!(e.to_string().contains("--max-bytes")),
+        other => panic!("{other:?}"),
+    }
+    let big = items(&write("big.html", &vec![b'a'; 2 << 20]), 1 << 20);
+    assert!(matches!(&big[0].bytes, Err(Error::TooLarge(_))));
+
+    let missing = items(&dir.path().join("missing.html"), 1 << 20);
+    assert!(matches!(&missing[0].bytes, Err(Error::Io { .. })));
+}
+
+#[test]
+fn json_lines_that_are_not_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pages.jsonl");
+    let good = serde_json::json!({"id": "good", "html": ARTICLE}).to_string();
+    let long = serde_json::json!({"id": "long", "html": "x".repeat(4_000_000)}).to_string();
+    let lines = [
+        good.as_str(),
+        "this is not JSON",
+        "{\"id\": \"no-html\"}",
+        "{\"id\": 7, \"html\": 5}",
+        "{\"id\": \"cut\", \"html\": \"<p>unterminated",
+        "",
+        "[1, 2, 3]",
+        long.as_str(),
+        "{\"html\": \"<p>no id, text</p>\"}",
+        good.as_str(),
+    ];
+    let mut data = lines.join("\n").into_bytes();
+    data.extend_from_slice(b"\n{\"id\": \"bad-utf8\", \"html\": \"\xff\xfe\"}\n");
+    std::fs::write(&path, &data).unwrap();
+    // A 1 MB page limit allows lines of 3 MB: the long line is skipped, not kept.
+    let got = items(&path, 1 << 20);
+    let summary: Vec<(String, &str)> = got
+        .iter()
+        .map(|i| {
+            let kind = match &i.bytes {
+                Ok(_) => "ok",
+                Err(Error::Record(_)) => "record",
+                Err(Error::TooLarge(_)) => "too large",
+                Err(_) => "other",
+            };
+            (i.source.rsplit('/').next().unwrap().to_string(), kind)
+        })
+        .collect();
+    let want = [
+        ("good", "ok"),
+        ("pages.jsonl:2", "record"),
+        ("pages.jsonl:3", "record"),
+        ("pages.jsonl:4", "record"),
+        ("pages.jsonl:5", "record"),
+        ("pages.jsonl:7", "record"),
+        ("pages.jsonl:8", "too large"),
+        ("pages.jsonl:9", "ok"),
+        ("good", "ok"),
+        ("pages.jsonl:11", "record"),
+    ];
+    let want: Vec<(String, &str)> = want.iter().map(|(s, k)| (s.to_string(), *k)).collect();
+    assert_eq!(summary, want);
+    let msg = got[1].bytes.as_ref().unwrap_err().to_string();
+    assert!(msg.contains("not a JSON record"), "{msg}");
+}
+
+fn warc_record(kind: &str, uri: &str, body: &[u8], claimed: Option<u64>) -> Vec<u8> {
+    let len = claimed.unwrap_or(body.len() as u64);
+    let mut r = format!(
+        "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\nWARC-Record-ID: \
+         <urn:uuid:0>\r\nContent-Type: application/http; msgtype=response\r\n\
+         Content-Length: {len}\r\n\r\n"
+    )
+    .into_bytes();
+    r.extend_from_slice(body);
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+fn http(page: &str) -> Vec<u8> {
+    format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{page}").into_bytes()
+}
+
+#[test]
+fn warc_records_with_lying_lengths() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, parts: &[Vec<u8>]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, parts.concat()).unwrap();
+        p
+    };
+    let ok = |uri: &str| warc_record("response", uri, &http(ARTICLE), None);
+    let request = warc_record(
+        "request",
+        "https://a.example/",
+        b"GET / HTTP/1.1\r\n\r\n",
+        None,
+    );
+
+    // Honest records around a request record.
+    let got = items(
+        &write(
+            "ok.warc",
+            &[
+                ok("https://a.example/1"),
+                request.clone(),
+                ok("https://a.example/2"),
+            ],
+        ),
+        1 << 20,
+    );
+    let sources: Vec<&str> = got.iter().map(|i| i.source.as_str()).collect();
+    assert_eq!(sources, ["https://a.example/1", "https://a.example/2"]);
+    assert!(got.iter().all(|i| i.bytes.is_ok()));
+
+    // A length shorter than the record: the record after it cannot be found.
+    let body = http(ARTICLE);
+    let short = warc_record("response", "https://a.example/short", &body, Some(40));
+    let got = items(
+        &write(
+            "short.warc",
+            &[ok("https://a.example/1"), short, ok("https://a.example/3")],
+        ),
+        1 << 20,
+    );
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].source, "https://a.example/1");
+    assert!(got[1].source.ends_with("short.warc#2"), "{}", got[1].source);
+    let msg = got[1].bytes.as_ref().unwrap_err().to_string();
+    assert!(
+        msg.contains("bad WARC record for https://a.example/short"),
+        "{msg}"
+    );
+    assert!(msg.contains("Content-Length (40)"), "{msg}");
+
+    // A length past the end of the file.
+    let long = warc_record(
+        "response",
+        "https://a.example/long",
+        &body,
+        Some(body.len() as u64 + 1000),
+    );
+    let got = items(
+        &write("long.warc", &[ok("https://a.example/1"), long]),
+        1 << 20,
+    );
+    assert_eq!(got.len(), 2);
+    let msg = got[1].bytes.as_ref().unwrap_err().to_string();
+    assert!(msg.contains("truncated WARC record"), "{msg}");
+    assert!(got[1].source.ends_with("long.warc#2"), "{}", got[1].source);
+
+    // An absurd length ends the stream as truncated; an honest record over the byte limit is
+    // refused and skipped without being kept in memory, and the records after it are read.
+    let huge = warc_record("response", "https://a.example/huge", &body, Some(1 << 50));
+    let got = items(
+        &write("huge.warc", &[ok("https://a.example/1"), huge]),
+        1 << 20,
+    );
+    let msg = got[1].bytes.as_ref().unwrap_err().to_string();
+    assert!(msg.contains("truncated WARC record"), "{msg}");
+    let big = warc_record(
+        "response",
+        "https://a.example/big",
+        &vec![b'x'; 3 << 20],
+        None,
+    );
+    let got = items(
+        &write("big.warc", &[big, ok("https://a.example/after")]),
+        1 << 20,
+    );
+    assert_eq!(got.len(), 2);
+    let msg = got[0].bytes.as_ref().unwrap_err().to_string();
+    assert!(
+        msg.contains("too large") && msg.contains("--max-bytes"),
+        "{msg}"
+    );
+    assert!(got[1].bytes.is_ok());
+
+    // A length that is not a number, a header that never ends, and a gzipped WARC cut short.
+    let nan = String::from_utf8(ok("https://a.example/x"))
+        .unwrap()
+        .replacen(
+            &format!("Content-Length: {}", http(ARTICLE).len()),
+            "Content-Length: lots",
+            1,
+        )
+        .into_bytes();
+    let got = items(&write("nan.warc", &[nan]), 1 << 20);
+    assert!(got[0]
+        .bytes
+        .as_ref()
+        .unwrap_err()
+        .to_string()
+        .contains("not a number"));
+    let got = items(
+        &write(
+            "endless.warc",
+            &[
+                b"WARC/1.0\r\nWARC-Type: response\r\n".to_vec(),
+                vec![b'x'; 3 << 20],
+            ],
+        ),
+        1 << 20,
+    );
+    assert_eq!(got.len(), 1);
+    assert!(got[0].bytes.is_err());
+    let packed = gzip(&[ok("https://a.example/1"), ok("https://a.example/2")].concat());
+    let got = items(
+        &write("cut.warc.gz", &[packed[..packed.len() * 2 / 3].to_vec()]),
+        1 << 20,
+    );
+    assert!(got.last().unwrap().bytes.is_err());
+}
+
+#[test]
+fn unreadable_entries_in_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.html"), ARTICLE).unwrap();
+    std::fs::write(dir.path().join("c.html"), ARTICLE).unwrap();
+    // A dangling symbolic link cannot be read by anyone, root included.
+    std::os::unix::fs::symlink(dir.path().join("gone"), dir.path().join("b.html")).unwrap();
+    let locked = dir.path().join("d.html");
+    std::fs::write(&locked, ARTICLE).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // Root reads files whatever their mode: then the locked file is an ordinary one.
+    let locked_readable = std::fs::read(&locked).is_ok();
+
+    let root = dir.path().display().to_string();
+    let mut results = Vec::new();
+    for (source, path) in input::expand(std::slice::from_ref(&root)) {
+        for item in input::pages(source, path, 1 << 20) {
+            let name = item.source.rsplit('/').next().unwrap().to_string();
+            results.push((name, item.bytes.map_err(|e| e.to_string())));
+        }
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a.html", "b.html", "c.html", "d.html"]);
+    assert!(results[0].1.is_ok() && results[2].1.is_ok());
+    let err = results[1].1.as_ref().unwrap_err();
+    assert!(err.starts_with("cannot read"), "{err}");
+    assert_eq!(results[3].1.is_ok(), locked_readable);
+}
