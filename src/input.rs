@@ -133,8 +133,8 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
 }
 
 /// Open an input (a file, or standard input for `None`) as a buffered stream, gunzipped when
-/// it starts with the gzip magic bytes.
-fn open_stream(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>> {
+/// it starts with the gzip magic bytes (then the flag is true).
+fn open_stream(path: Option<&Path>) -> Result<(Box<dyn BufRead + Send>, bool)> {
     let display = || path.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     let raw: Box<dyn Read + Send> = match path {
         Some(p) => Box::new(std::fs::File::open(p).map_err(|source| Error::Io {
@@ -149,12 +149,15 @@ fn open_stream(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>> {
         source,
     })?;
     if head.starts_with(&[0x1f, 0x8b]) {
-        Ok(Box::new(BufReader::with_capacity(
-            1 << 16,
-            MultiGzDecoder::new(buffered),
-        )))
+        Ok((
+            Box::new(BufReader::with_capacity(
+                1 << 16,
+                MultiGzDecoder::new(buffered),
+            )),
+            true,
+        ))
     } else {
-        Ok(Box::new(buffered))
+        Ok((Box::new(buffered), false))
     }
 }
 
@@ -172,7 +175,7 @@ pub fn pages(
             bytes,
         }))
     };
-    let mut stream = match open_stream(path.as_deref()) {
+    let (mut stream, gzipped) = match open_stream(path.as_deref()) {
         Ok(s) => s,
         Err(e) => return single(Err(e)),
     };
@@ -194,6 +197,7 @@ pub fn pages(
         Error::Io { source: io, .. } if io.kind() == std::io::ErrorKind::InvalidInput => {
             Error::Gzip(io.to_string())
         }
+        Error::TooLarge(_) if gzipped => too_many_bytes(max_bytes, " after gunzip"),
         other => other,
     });
     single(bytes)

@@ -32,6 +32,19 @@ fn config() -> bincode::config::Configuration {
     bincode::config::standard()
 }
 
+/// Most bytes that decoding a model may allocate: lengths inside a file are not trusted, and a
+/// string or list claiming more is refused before anything is allocated for it. Far above
+/// any real model (the shipped one is about 1 MB).
+pub const MAX_DECODED_BYTES: usize = 512 << 20;
+
+fn decode_config() -> bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Varint,
+    bincode::config::Limit<MAX_DECODED_BYTES>,
+> {
+    bincode::config::standard().with_limit::<MAX_DECODED_BYTES>()
+}
+
 /// Encode a header and a payload into model-file bytes.
 pub fn encode<H: Serialize, P: Serialize>(
     schema_hash: u64,
@@ -138,12 +151,12 @@ pub fn decode<H: DeserializeOwned, P: DeserializeOwned>(
             "stale model: trained on feature schema {schema:016x}, this textsift computes schema {schema_hash:016x}; retrain it"
         )));
     }
-    let (header, used) = bincode::serde::decode_from_slice(h, config())
+    let (header, used) = bincode::serde::decode_from_slice(h, decode_config())
         .map_err(|e| Error::Model(format!("corrupt model header: {e}")))?;
     if used != h.len() {
         return Err(Error::Model("corrupt model header (trailing bytes)".into()));
     }
-    let (payload, used) = bincode::serde::decode_from_slice(p, config())
+    let (payload, used) = bincode::serde::decode_from_slice(p, decode_config())
         .map_err(|e| Error::Model(format!("corrupt model payload: {e}")))?;
     if used != p.len() {
         return Err(Error::Model(
@@ -156,7 +169,7 @@ pub fn decode<H: DeserializeOwned, P: DeserializeOwned>(
 /// Decode only the header, for `textsift model-info`-style inspection.
 pub fn decode_header<H: DeserializeOwned>(bytes: &[u8]) -> Result<(u64, H)> {
     let (schema, h, _) = frame(bytes)?;
-    let (header, _) = bincode::serde::decode_from_slice(h, config())
+    let (header, _) = bincode::serde::decode_from_slice(h, decode_config())
         .map_err(|e| Error::Model(format!("corrupt model header: {e}")))?;
     Ok((schema, header))
 }

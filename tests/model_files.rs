@@ -1,0 +1,219 @@
+//! Damaged and crafted model files are refused with a clear error before any prediction.
+
+use std::process::Command;
+use textsift::forest::{Forest, ForestParams};
+use textsift::model::Model;
+use textsift::serial::{FORMAT_VERSION, MAGIC};
+use textsift::{Error, Extractor};
+
+static SHIPPED: &[u8] = include_bytes!("../models/default.tsm");
+
+fn refusal(bytes: &[u8]) -> String {
+    match Model::from_bytes(bytes) {
+        Err(e @ Error::Model(_)) => e.to_string(),
+        Err(e) => panic!("not a model error: {e}"),
+        Ok(_) => panic!("a damaged model was accepted"),
+    }
+}
+
+/// Put a CRC-32 that matches the rest of the file at its end.
+fn fix_checksum(bytes: &mut [u8]) {
+    let body = bytes.len() - 4;
+    let crc = crc32fast::hash(&bytes[..body]);
+    bytes[body..].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[test]
+fn the_shipped_model_loads_and_predicts() {
+    let ex = Extractor::with_model(Model::from_bytes(SHIPPED).unwrap());
+    let e = ex
+        .extract(b"<p>A paragraph with enough words to be a block of text.</p>")
+        .unwrap();
+    assert_eq!(e.blocks.len(), 1);
+}
+
+#[test]
+fn a_corrupted_byte_anywhere_is_refused() {
+    let n = SHIPPED.len();
+    let positions = (0..64).chain((64..n).step_by(509)).chain(n - 16..n);
+    for at in positions {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut bad = SHIPPED.to_vec();
+            bad[at] ^= flip;
+            let msg = refusal(&bad);
+            assert!(msg.starts_with("model refused:"), "byte {at}: {msg}");
+        }
+    }
+}
+
+#[test]
+fn a_truncated_file_is_refused() {
+    let n = SHIPPED.len();
+    for len in (0..64).chain((64..n).step_by(1021)).chain(n - 8..n) {
+        let msg = refusal(&SHIPPED[..len]);
+        assert!(
+            msg.contains("truncated") || msg.contains("magic") || msg.contains("corrupt"),
+            "{len} bytes: {msg}"
+        );
+    }
+    assert!(refusal(&SHIPPED[..n - 1]).contains("truncated"));
+}
+
+#[test]
+fn other_format_versions_and_feature_schemas_are_refused() {
+    for version in [0, FORMAT_VERSION + 1, u32::MAX] {
+        let mut other = SHIPPED.to_vec();
+        other[8..12].copy_from_slice(&version.to_le_bytes());
+        fix_checksum(&mut other);
+        let msg = refusal(&other);
+        assert!(msg.contains(&format!("format version {version}")), "{msg}");
+        assert!(msg.contains("retrain"), "{msg}");
+    }
+    let mut stale = SHIPPED.to_vec();
+    stale[12] ^= 0x10;
+    fix_checksum(&mut stale);
+    assert!(refusal(&stale).contains("stale model"));
+    assert!(refusal(b"TEXTSIF").contains("magic"));
+    assert!(refusal(b"<html>not a model at all</html>").contains("magic"));
+}
+
+/// The framing of the `model_load` fuzz target: header and payload bytes of the input, with
+/// this build's magic, version, schema and a valid checksum around them.
+fn framed(data: &[u8]) -> Vec<u8> {
+    let split = usize::from(u16::from_le_bytes([data[0], data[1]])).min(data.len() - 2);
+    let (header, payload) = data[2..].split_at(split);
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&textsift::features::schema_hash().to_le_bytes());
+    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    out.extend_from_slice(header);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(payload);
+    out.extend_from_slice(&[0; 4]);
+    fix_checksum(&mut out);
+    out
+}
+
+/// Inputs found by fuzzing: a tree reading a column the forest does not have (an index out of
+/// bounds when predicting), and a string claiming exabytes (an allocation failure).
+#[test]
+fn crafted_files_found_by_fuzzing_are_refused() {
+    for input in [
+        &include_bytes!("data/fuzz-model-column-out-of-range.bin")[..],
+        &include_bytes!("data/fuzz-model-huge-string-length.bin")[..],
+    ] {
+        // The fuzz target's first byte chose the framing.
+        assert_eq!(input[0] & 1, 1);
+        let msg = refusal(&framed(&input[1..]));
+        assert!(msg.contains("corrupt"), "{msg}");
+    }
+}
+
+fn small_forest() -> Forest {
+    let mut rows = Vec::new();
+    let mut labels = Vec::new();
+    for i in 0..200u32 {
+        let (a, b, c) = ((i % 10) as f32, (i % 7) as f32, (i % 3) as f32);
+        rows.extend([a, b, c]);
+        labels.push(u8::from(a > 4.0 && c < 2.0));
+    }
+    let params = ForestParams {
+        n_trees: 3,
+        max_depth: 4,
+        min_samples_leaf: 1,
+        feature_fraction: 0.7,
+        rows_per_tree: 200,
+        balance: false,
+        seed: 1,
+    };
+    Forest::fit(&rows, 3, &labels, None, &params).unwrap()
+}
+
+/// A forest whose structure was tampered with (the checksum is easy to recompute) is refused
+/// by its check, so that prediction never indexes out of bounds or loops.
+#[test]
+fn tampered_forests_fail_their_check() {
+    let good = serde_json::to_value(small_forest()).unwrap();
+    let load = |v: &serde_json::Value| serde_json::from_value::<Forest>(v.clone()).unwrap();
+    load(&good).check().unwrap();
+    let last = good["members"][0]["tree"]["nodes"]
+        .as_array()
+        .unwrap()
+        .len()
+        - 1;
+    assert!(last > 0, "the test tree must split");
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let edits: Vec<(&str, Edit)> = vec![
+        (
+            "column",
+            Box::new(|v| v["members"][0]["columns"][0] = 99.into()),
+        ),
+        (
+            "split feature",
+            Box::new(|v| v["members"][1]["tree"]["nodes"][0]["split_feature"] = 40.into()),
+        ),
+        (
+            "cycle",
+            Box::new(|v| v["members"][0]["tree"]["nodes"][0]["true_child"] = 0.into()),
+        ),
+        (
+            "child out of range",
+            Box::new(|v| v["members"][0]["tree"]["nodes"][0]["false_child"] = 10_000.into()),
+        ),
+        (
+            "half a split",
+            Box::new(|v| {
+                v["members"][0]["tree"]["nodes"][0]["false_child"] = serde_json::Value::Null
+            }),
+        ),
+        (
+            "output",
+            Box::new(move |v| v["members"][2]["tree"]["nodes"][last]["output"] = 5.into()),
+        ),
+        (
+            "no nodes",
+            Box::new(|v| v["members"][0]["tree"]["nodes"] = serde_json::json!([])),
+        ),
+        (
+            "no classes",
+            Box::new(|v| v["members"][0]["tree"]["classes"] = serde_json::json!([])),
+        ),
+        (
+            "width",
+            Box::new(|v| v["members"][0]["tree"]["num_features"] = 77.into()),
+        ),
+        ("constant", Box::new(|v| v["constant"] = 3.5.into())),
+    ];
+    for (what, edit) in edits {
+        let mut bad = good.clone();
+        edit(&mut bad);
+        assert!(load(&bad).check().is_err(), "{what} was not caught");
+    }
+}
+
+/// The command line refuses a damaged model before reading any page: one line, no output.
+#[test]
+fn the_cli_refuses_a_damaged_model_before_any_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("damaged.tsm");
+    let mut bad = SHIPPED.to_vec();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x04;
+    std::fs::write(&model, &bad).unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, "<p>Some text of a page that is never read.</p>").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_textsift"))
+        .args(["extract", "--model"])
+        .arg(&model)
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("textsift: model refused:") && err.contains("checksum"),
+        "{err}"
+    );
+}
