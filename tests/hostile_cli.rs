@@ -155,7 +155,6 @@ fn hostile_set(dir: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     }
     bomb.push_str(&"<p>x".repeat(20_000));
     put("reconstruction-bomb.html", bomb.as_bytes(), false);
-    drop(put);
 
     // A JSON Lines file: a good record and a line that is not JSON.
     let jsonl = dir.join("records.jsonl");
