@@ -125,6 +125,7 @@ fn small_forest() -> Forest {
         rows_per_tree: 200,
         balance: false,
         seed: 1,
+        ..ForestParams::default()
     };
     Forest::fit(&rows, 3, &labels, None, &params).unwrap()
 }
