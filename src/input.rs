@@ -429,6 +429,10 @@ fn record_ends(r: &mut dyn BufRead) -> std::io::Result<bool> {
     }
 }
 
+// A small reader of our own rather than the `warc` crate (0.4): that crate reads a record line
+// by line into one buffer until the claimed Content-Length is reached, with no bound of its
+// own, so one record with a lying length pulls the rest of a multi-gigabyte file into memory.
+
 /// The `response` records of a WARC stream. Each record is read within its Content-Length
 /// (checked against the byte limit first), so memory stays bounded; a record whose length does
 /// not match the data ends the stream with an error, as what follows cannot be trusted.

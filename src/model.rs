@@ -116,12 +116,6 @@ impl Model {
 
     fn assemble(info: ModelInfo, classifier: Classifier) -> Result<Model> {
         let (first, second) = (&classifier.first, &classifier.second);
-        let checked = std::iter::once(first).chain(second.as_ref().map(|s| &s.forest));
-        for forest in checked {
-            forest
-                .check()
-                .map_err(|e| Error::Model(format!("corrupt model: {e}")))?;
-        }
         if first.n_features() != N_FEATURES {
             return Err(Error::Model(format!(
                 "the forest has {} features, the schema {N_FEATURES}",
@@ -237,7 +231,10 @@ impl Model {
                 "this build has no embedded model; give one with --model".into(),
             ));
         }
-        Model::from_bytes(EMBEDDED)
+        // Built into this binary from a model this textsift trained: the deep structure check
+        // of outside files is skipped, which keeps start-up fast; the framing, checksum and
+        // schema are still checked.
+        Model::decode(EMBEDDED, false)
     }
 
     /// Load a model file.
@@ -254,8 +251,22 @@ impl Model {
 
     /// Decode model-file bytes, checking format, checksum, schema and shape.
     pub fn from_bytes(bytes: &[u8]) -> Result<Model> {
+        Model::decode(bytes, true)
+    }
+
+    /// Decode model-file bytes; `deep` also checks every tree's structure (a file from
+    /// outside may be crafted with a valid checksum).
+    fn decode(bytes: &[u8], deep: bool) -> Result<Model> {
         let (info, classifier): (ModelInfo, Classifier) =
             crate::serial::decode(bytes, schema_hash())?;
+        if deep {
+            let second = classifier.second.as_ref().map(|s| &s.forest);
+            for forest in std::iter::once(&classifier.first).chain(second) {
+                forest
+                    .check()
+                    .map_err(|e| Error::Model(format!("corrupt model: {e}")))?;
+            }
+        }
         let names_match = info.feature_names.len() == SCHEMA.len()
             && info
                 .feature_names
