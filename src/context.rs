@@ -52,11 +52,8 @@ pub const N_STACKED: usize = N_FEATURES + N_CONTEXT;
 /// Key of a block text in the [`Lexicon`]: FNV-1a of its lower-cased letters and digits, with
 /// every digit as 0, so that "Page 2 of 9" and "Page 3 of 7" meet.
 pub fn text_key(text: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |b: u8| {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    };
+    let mut h = crate::features::FNV_START;
+    let mut eat = |b: u8| h = crate::features::fnv1a(h, &[b]);
     for c in text.chars() {
         if c.is_ascii() {
             // The common case, byte for byte what the general branch below does.

@@ -152,19 +152,22 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
     const DEFINITIONS_VERSION: &str = "textsift-features-5";
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    };
-    eat(DEFINITIONS_VERSION.as_bytes());
+    let mut h = fnv1a(FNV_START, DEFINITIONS_VERSION.as_bytes());
     for f in SCHEMA.iter().chain(crate::context::CONTEXT_SCHEMA) {
-        eat(b"\n");
-        eat(f.name.as_bytes());
+        h = fnv1a(fnv1a(h, b"\n"), f.name.as_bytes());
     }
     h
+}
+
+/// Start value of [`fnv1a`].
+pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a over `bytes`, continuing from `h`: a stable hash (unlike std's), for the schema hash,
+/// block-text keys and fold assignment.
+pub(crate) fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Features of all blocks of a page, row-major: `N_FEATURES` values per block.

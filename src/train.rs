@@ -195,9 +195,7 @@ pub fn assign_folds(groups: &[&str], folds: usize) -> Vec<usize> {
 }
 
 fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    crate::features::fnv1a(crate::features::FNV_START, s.as_bytes())
 }
 
 /// Stack the rows, labels, row weights and groups of some pages.
