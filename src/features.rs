@@ -252,7 +252,76 @@ fn date_regex() -> &'static Regex {
     })
 }
 
-/// Compute the text statistics of a block (one pass over its tokens).
+/// Letters and digits of one whitespace token.
+#[derive(Default)]
+struct TokenCounts {
+    /// Length in characters.
+    chars: u32,
+    letters: u32,
+    upper: u32,
+    digits: u32,
+    alnum: u32,
+    /// Whether the first letter or digit is upper-case.
+    first_upper: Option<bool>,
+}
+
+impl TokenCounts {
+    /// Count one ASCII byte.
+    fn ascii(&mut self, b: u8) {
+        self.chars += 1;
+        if b.is_ascii_alphanumeric() {
+            let upper = b.is_ascii_uppercase();
+            self.letters += u32::from(b.is_ascii_alphabetic());
+            self.upper += u32::from(upper);
+            self.digits += u32::from(b.is_ascii_digit());
+            self.alnum += 1;
+            self.first_upper.get_or_insert(upper);
+        }
+    }
+
+    /// The counts of a token with non-ASCII characters, by Unicode classes.
+    fn unicode(token: &str) -> Self {
+        let mut t = TokenCounts::default();
+        for c in token.chars() {
+            t.chars += 1;
+            if c.is_alphabetic() {
+                t.letters += 1;
+                t.upper += u32::from(c.is_uppercase());
+            }
+            if c.is_alphanumeric() {
+                t.first_upper.get_or_insert(c.is_uppercase());
+                t.alnum += 1;
+                t.digits += u32::from(c.is_numeric());
+            }
+        }
+        t
+    }
+}
+
+fn is_separator(token: &str) -> bool {
+    token.chars().count() <= 2
+        && token.chars().all(|c| {
+            matches!(
+                c,
+                '|' | '·'
+                    | '•'
+                    | '»'
+                    | '«'
+                    | '/'
+                    | '–'
+                    | '—'
+                    | '-'
+                    | '>'
+                    | '›'
+                    | '‹'
+                    | '<'
+                    | ':'
+                    | ','
+            )
+        })
+}
+
+/// Compute the text statistics of a block (one pass over its bytes).
 pub fn text_stats(block: &Block) -> TextStats {
     const MAX_LINE: i64 = 80;
     let mut s = TextStats::default();
@@ -260,20 +329,35 @@ pub fn text_stats(block: &Block) -> TextStats {
     let mut wrapped_lines = 0u32;
     let mut line_len: i64 = -1; // the first token of a line has no leading space
     let mut words_in_line = 0u32;
-    let base = block.text.as_ptr() as usize;
-    for token in block.text.split(' ') {
+    let mut has_digit = false;
+    let text = block.text.as_bytes();
+    // Tokens are the pieces between single spaces (the text is collapsed), cut by hand: ASCII
+    // tokens are counted on the way, the others again by their characters.
+    let mut start = 0;
+    let mut t = TokenCounts::default();
+    let mut ascii = true;
+    for i in 0..=text.len() {
+        match text.get(i) {
+            Some(&b' ') | None => {}
+            Some(&b) => {
+                if b.is_ascii() {
+                    t.ascii(b);
+                } else {
+                    ascii = false;
+                }
+                continue;
+            }
+        }
+        let token = &block.text[start..i];
+        // So far `t` has counted the ASCII bytes of any token.
+        has_digit |= t.digits > 0;
+        if !ascii {
+            t = TokenCounts::unicode(token);
+        }
         s.tokens += 1;
-        let offset = (token.as_ptr() as usize - base) as u32;
-        let char_len = if token.is_ascii() {
-            token.len()
-        } else {
-            token.chars().count()
-        } as i64;
-        let is_word = if token.is_ascii() {
-            token.bytes().any(|b| b.is_ascii_alphanumeric())
-        } else {
-            token.chars().any(char::is_alphanumeric)
-        };
+        let offset = start as u32;
+        let char_len = i64::from(t.chars);
+        let is_word = t.alnum > 0;
         if is_word {
             s.words += 1;
             words_in_line += 1;
@@ -283,65 +367,18 @@ pub fn text_stats(block: &Block) -> TextStats {
             if spans.peek().is_some_and(|&&(start, _)| start <= offset) {
                 s.anchor_words += 1;
             }
-            s.word_chars += char_len as u32;
-            let (mut first_upper, mut letters, mut upper, mut digits, mut alnum) =
-                (None, 0u32, 0u32, 0u32, 0u32);
-            if token.is_ascii() {
-                for b in token.bytes() {
-                    if b.is_ascii_alphabetic() {
-                        letters += 1;
-                        upper += u32::from(b.is_ascii_uppercase());
-                    }
-                    if b.is_ascii_alphanumeric() {
-                        first_upper.get_or_insert(b.is_ascii_uppercase());
-                        alnum += 1;
-                        digits += u32::from(b.is_ascii_digit());
-                    }
-                }
-            } else {
-                for c in token.chars() {
-                    if c.is_alphabetic() {
-                        letters += 1;
-                        upper += u32::from(c.is_uppercase());
-                    }
-                    if c.is_alphanumeric() {
-                        first_upper.get_or_insert(c.is_uppercase());
-                        alnum += 1;
-                        digits += u32::from(c.is_numeric());
-                    }
-                }
-            }
-            s.upper += u32::from(first_upper == Some(true));
-            if letters >= 2 && upper == letters {
+            s.word_chars += t.chars;
+            s.upper += u32::from(t.first_upper == Some(true));
+            if t.letters >= 2 && t.upper == t.letters {
                 s.all_caps += 1;
             }
-            if digits * 2 > alnum {
+            if t.digits * 2 > t.alnum {
                 s.digit_words += 1;
             }
             if token.ends_with(['.', '!', '?', '…', '。', '！', '？']) {
                 s.sentences += 1;
             }
-        } else if token.chars().count() <= 2
-            && token.chars().all(|c| {
-                matches!(
-                    c,
-                    '|' | '·'
-                        | '•'
-                        | '»'
-                        | '«'
-                        | '/'
-                        | '–'
-                        | '—'
-                        | '-'
-                        | '>'
-                        | '›'
-                        | '‹'
-                        | '<'
-                        | ':'
-                        | ','
-                )
-            })
-        {
+        } else if is_separator(token) {
             s.separators += 1;
         }
         line_len += char_len + 1;
@@ -350,6 +387,9 @@ pub fn text_stats(block: &Block) -> TextStats {
             line_len = char_len;
             words_in_line = u32::from(is_word);
         }
+        start = i + 1;
+        t = TokenCounts::default();
+        ascii = true;
     }
     let (dense_words, lines) = if wrapped_lines == 0 {
         (s.words, 1)
@@ -357,7 +397,7 @@ pub fn text_stats(block: &Block) -> TextStats {
         (s.words - words_in_line, wrapped_lines)
     };
     s.text_density = dense_words as f32 / lines as f32;
-    if block.text.bytes().any(|b| b.is_ascii_digit()) {
+    if has_digit {
         s.dates = date_regex().find_iter(&block.text).count() as u32;
     }
     s
