@@ -606,8 +606,8 @@ impl Segmenter {
             p.element = *self.block_stack.last().unwrap_or(&0);
         }
         let before = p.text.len();
-        let start = push_collapsed(&mut p.text, s, &mut p.space);
-        p.has_word = p.has_word || s.chars().any(char::is_alphanumeric);
+        let (start, has_word) = push_collapsed(&mut p.text, s, &mut p.space);
+        p.has_word |= has_word;
         if self.anchor_depth > 0 && p.text.len() > before {
             let (start, end) = (start as u32, p.text.len() as u32);
             match p.anchor_spans.last_mut() {
@@ -724,34 +724,63 @@ impl Segmenter {
 }
 
 /// Append `s` to `buf` with whitespace collapsed; returns the byte offset where the first word
-/// of `s` landed. `space` carries "whitespace seen since the last word" across calls.
-fn push_collapsed(buf: &mut String, s: &str, space: &mut bool) -> usize {
-    // Most text nodes are the whitespace between tags.
-    if s.bytes().all(|b| b.is_ascii_whitespace()) {
-        *space |= !s.is_empty();
-        return buf.len();
+/// of `s` landed, and whether `s` has a letter or digit. `space` carries "whitespace seen since
+/// the last word" across calls.
+fn push_collapsed(buf: &mut String, s: &str, space: &mut bool) -> (usize, bool) {
+    if !s.is_ascii() {
+        let has_word = s.chars().any(char::is_alphanumeric);
+        return (push_collapsed_unicode(buf, s, space), has_word);
     }
+    // ASCII (most text): copied in runs that need no change (words and single spaces),
+    // letters looked for on the way.
+    let body = s.trim_ascii();
+    if body.is_empty() {
+        // Most text nodes are the whitespace between tags.
+        *space |= !s.is_empty();
+        return (buf.len(), false);
+    }
+    if (*space || s.starts_with(char::is_whitespace)) && !buf.is_empty() {
+        buf.push(' ');
+    }
+    let first = buf.len();
+    let b = body.as_bytes();
+    let mut has_word = false;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_whitespace() {
+            has_word |= b[i].is_ascii_alphanumeric();
+            i += 1;
+            continue;
+        }
+        // The body ends with a word, so a run of whitespace inside it ends before its end.
+        let run = i;
+        while b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i - run > 1 || b[run] != b' ' {
+            buf.push_str(&body[copied..run]);
+            buf.push(' ');
+            copied = i;
+        }
+    }
+    buf.push_str(&body[copied..]);
+    *space = s.ends_with(char::is_whitespace);
+    (first, has_word)
+}
+
+/// [`push_collapsed`] for text with non-ASCII characters.
+fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize {
     let mut first = None;
-    let mut push = |i: usize, word: &str| {
+    for (i, word) in s.split_whitespace().enumerate() {
         let sep = i > 0 || *space || s.starts_with(char::is_whitespace);
         if sep && !buf.is_empty() {
             buf.push(' ');
         }
         first.get_or_insert(buf.len());
         buf.push_str(word);
-    };
-    if s.is_ascii() {
-        s.split_ascii_whitespace()
-            .enumerate()
-            .for_each(|(i, w)| push(i, w));
-    } else {
-        s.split_whitespace()
-            .enumerate()
-            .for_each(|(i, w)| push(i, w));
     }
-    if !s.is_empty() {
-        *space = first.is_none() || s.ends_with(char::is_whitespace);
-    }
+    *space = first.is_none() || s.ends_with(char::is_whitespace);
     first.unwrap_or(buf.len())
 }
 
