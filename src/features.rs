@@ -578,33 +578,36 @@ pub fn compute(page: &Page) -> FeatureMatrix {
     for (i, s) in stats.iter().enumerate() {
         prefix[i + 1] = (prefix[i].0 + s.words, prefix[i].1 + s.anchor_words);
     }
-    // Path signatures of elements (parents come before children in pre-order).
-    let mut sig = vec![0u64; page.elements.len()];
-    for (i, e) in page.elements.iter().enumerate() {
-        let mut h = rustc_hash::FxHasher::default();
-        e.parent.map(|p| sig[p as usize]).hash(&mut h);
-        e.tag.hash(&mut h);
-        for b in e.tokens.bytes().filter(|b| !b.is_ascii_digit()) {
-            h.write_u8(b);
-        }
-        sig[i] = h.finish();
-    }
+    // Path signatures of the blocks' elements and of their parents (0 for none).
+    let mut memo = vec![None; page.elements.len()];
+    let mut chain = Vec::new();
+    let mut sig = |e: u32| path_signature(page, e, &mut memo, &mut chain);
+    let block_sig: Vec<(u64, u64)> = page
+        .blocks
+        .iter()
+        .map(|b| {
+            (
+                sig(b.element),
+                page.element_of(b).parent.map_or(0, &mut sig),
+            )
+        })
+        .collect();
     // Per path group: blocks, words, anchor words, first and last block index.
     let mut groups: FxHashMap<u64, (u32, u32, u32, u32, u32)> = FxHashMap::default();
     // Per parent path: heading blocks below it (list items whose titles are headings).
     let mut parent_headings: FxHashMap<u64, u32> = FxHashMap::default();
     for (i, (b, s)) in page.blocks.iter().zip(&stats).enumerate() {
         let g = groups
-            .entry(sig[b.element as usize])
+            .entry(block_sig[i].0)
             .or_insert((0, 0, 0, i as u32, i as u32));
         g.0 += 1;
         g.1 += s.words;
         g.2 += s.anchor_words;
         g.4 = i as u32;
-        if matches!(page.tag_of(b), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
-            if let Some(p) = page.element_of(b).parent {
-                *parent_headings.entry(sig[p as usize]).or_default() += 1;
-            }
+        if matches!(page.tag_of(b), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+            && page.element_of(b).parent.is_some()
+        {
+            *parent_headings.entry(block_sig[i].1).or_default() += 1;
         }
     }
     let largest_group = groups.values().map(|g| g.1).max().unwrap_or(0);
@@ -763,12 +766,12 @@ pub fn compute(page: &Page) -> FeatureMatrix {
             F::DupCount,
             (text_counts[block.text.as_str()] - 1) as f32,
         );
-        let g = groups[&sig[block.element as usize]];
+        let (element_sig, parent_sig) = block_sig[i];
+        let g = groups[&element_sig];
         set(&mut m, F::GroupBlocks, g.0 as f32);
         set(&mut m, F::GroupWordShare, ratio(g.1, total_words));
         set(&mut m, F::GroupLinkDensity, ratio(g.2, g.1));
         set(&mut m, F::GroupSpan, (g.4 - g.3) as f32 / n as f32);
-        let parent_sig = element.parent.map_or(0, |p| sig[p as usize]);
         set(
             &mut m,
             F::GroupHeadings,
@@ -803,6 +806,35 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         set(&mut m, F::PageWords, total_words as f32);
     }
     m
+}
+
+/// The path signature of element `e`: a hash of its tag and class/id tokens (digits ignored)
+/// and of its parent's signature. Memoised in `memo`, and computed only for the elements asked
+/// for and their ancestors, as most elements hold no block; `chain` is a buffer.
+fn path_signature(page: &Page, e: u32, memo: &mut [Option<u64>], chain: &mut Vec<u32>) -> u64 {
+    chain.clear();
+    let mut next = Some(e);
+    while let Some(i) = next {
+        if memo[i as usize].is_some() {
+            break;
+        }
+        chain.push(i);
+        next = page.elements[i as usize].parent;
+    }
+    // From the outermost new ancestor down, so that each parent is known before its children.
+    for &i in chain.iter().rev() {
+        let el = &page.elements[i as usize];
+        let mut h = rustc_hash::FxHasher::default();
+        el.parent
+            .map(|p| memo[p as usize].expect("parent signature computed first"))
+            .hash(&mut h);
+        el.tag.hash(&mut h);
+        for b in el.tokens.bytes().filter(|b| !b.is_ascii_digit()) {
+            h.write_u8(b);
+        }
+        memo[i as usize] = Some(h.finish());
+    }
+    memo[e as usize].expect("signature computed")
 }
 
 /// Only the first words of a block are compared with the title: titles are short, and long
