@@ -489,6 +489,20 @@ fn vocab_flags(tokens: &str) -> u32 {
     bits
 }
 
+/// Whether [`attribute_context`] reads an attribute of this name: the parser keeps no other.
+pub(crate) fn attribute_is_read(local: &LocalName) -> bool {
+    matches!(
+        *local,
+        local_name!("role")
+            | local_name!("class")
+            | local_name!("id")
+            | local_name!("itemprop")
+            | local_name!("hidden")
+            | local_name!("aria-hidden")
+            | local_name!("style")
+    )
+}
+
 /// What an element's attributes say about it: its class/id/role/itemprop values, lower-cased
 /// and space-separated, into `tokens`, and its context bits. `scratch` is a buffer.
 fn attribute_context(

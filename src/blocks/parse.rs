@@ -14,7 +14,7 @@
 use crate::error::{Error, Result};
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
-use html5ever::{Attribute, QualName};
+use html5ever::{local_name, ns, Attribute, QualName};
 use kuchikiki::{NodeData, NodeRef};
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -130,6 +130,11 @@ impl TreeSink for Bounded {
         flags: ElementFlags,
     ) -> NodeRef {
         self.count();
+        // Only the attributes segmentation reads are kept: building kuchikiki's attribute map
+        // (an owned string and a hashed entry each) costs more than the rest of the element.
+        // The tree builder keeps its own copy of a tag's attributes for what it compares.
+        let mut attrs = attrs;
+        attrs.retain(|a| super::attribute_is_read(&a.name.local));
         self.inner.create_element(name, attrs, flags)
     }
 
@@ -142,6 +147,15 @@ impl TreeSink for Bounded {
     }
 
     fn append(&self, parent: &NodeRef, child: NodeOrText<NodeRef>) {
+        // Segmentation skips scripts and styles, so their text (often most of a page's bytes)
+        // is not copied into the tree. An empty text node stands in for it, so that nodes are
+        // counted as before.
+        let child = match child {
+            NodeOrText::AppendText(_) if holds_unread_text(parent) => {
+                NodeOrText::AppendText(StrTendril::new())
+            }
+            child => child,
+        };
         if self.admit(&child, || parent.last_child()) {
             self.inner.append(parent, child);
         }
@@ -196,7 +210,8 @@ impl TreeSink for Bounded {
         }
     }
 
-    fn add_attrs_if_missing(&self, target: &NodeRef, attrs: Vec<Attribute>) {
+    fn add_attrs_if_missing(&self, target: &NodeRef, mut attrs: Vec<Attribute>) {
+        attrs.retain(|a| super::attribute_is_read(&a.name.local));
         self.inner.add_attrs_if_missing(target, attrs);
     }
 
@@ -207,6 +222,14 @@ impl TreeSink for Bounded {
     fn reparent_children(&self, node: &NodeRef, new_parent: &NodeRef) {
         self.inner.reparent_children(node, new_parent);
     }
+}
+
+/// Whether `node` is a `script` or `style` element, whose text segmentation never reads.
+fn holds_unread_text(node: &NodeRef) -> bool {
+    node.as_element().is_some_and(|e| {
+        e.name.ns == ns!(html)
+            && matches!(e.name.local, local_name!("script") | local_name!("style"))
+    })
 }
 
 /// Elements whose content is text up to their end tag, not markup.
