@@ -803,53 +803,90 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 /// 100,000 deep would take minutes.
 pub const MAX_NESTING: usize = 2048;
 
-/// Tag names whose end tag may be omitted, or that have no end tag: they are not counted when
-/// estimating nesting, as an unclosed `<p>` or `<br>` does not nest.
-fn never_nests(name: &[u8]) -> bool {
-    if name.len() > 8 {
-        return false;
+/// A tag name of up to eight bytes, lower-cased, as one integer (little-endian, zero-padded):
+/// names of [`flatten_deep_nesting`] (ASCII letters, digits, `-`, `:`) are lower-cased by
+/// setting bit 5, and hold no zero byte, so two names have the same key only when equal.
+const fn name_key(name: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < name.len() {
+        key |= ((name[i] | 0x20) as u64) << (8 * i);
+        i += 1;
     }
-    let mut lower = [0u8; 8];
-    for (l, b) in lower.iter_mut().zip(name) {
-        *l = b.to_ascii_lowercase();
-    }
-    matches!(
-        &lower[..name.len()],
-        b"area"
-            | b"base"
-            | b"body"
-            | b"br"
-            | b"col"
-            | b"colgroup"
-            | b"dd"
-            | b"dt"
-            | b"embed"
-            | b"head"
-            | b"hr"
-            | b"html"
-            | b"img"
-            | b"input"
-            | b"li"
-            | b"link"
-            | b"meta"
-            | b"option"
-            | b"optgroup"
-            | b"p"
-            | b"param"
-            | b"rb"
-            | b"rp"
-            | b"rt"
-            | b"source"
-            | b"tbody"
-            | b"td"
-            | b"tfoot"
-            | b"th"
-            | b"thead"
-            | b"tr"
-            | b"track"
-            | b"wbr"
-    )
+    key
 }
+
+/// Tag names whose end tag may be omitted, or that have no end tag: they are not counted when
+/// estimating nesting, as an unclosed `<p>` or `<br>` does not nest. Keys of [`name_key`],
+/// sorted for a binary search.
+const NEVER_NESTS: [u64; 33] = {
+    let names: [&[u8]; 33] = [
+        b"area",
+        b"base",
+        b"body",
+        b"br",
+        b"col",
+        b"colgroup",
+        b"dd",
+        b"dt",
+        b"embed",
+        b"head",
+        b"hr",
+        b"html",
+        b"img",
+        b"input",
+        b"li",
+        b"link",
+        b"meta",
+        b"option",
+        b"optgroup",
+        b"p",
+        b"param",
+        b"rb",
+        b"rp",
+        b"rt",
+        b"source",
+        b"tbody",
+        b"td",
+        b"tfoot",
+        b"th",
+        b"thead",
+        b"tr",
+        b"track",
+        b"wbr",
+    ];
+    let mut keys = [0u64; 33];
+    let mut i = 0;
+    while i < names.len() {
+        keys[i] = name_key(names[i]);
+        i += 1;
+    }
+    // Insertion sort: a `const` block cannot call `sort`.
+    let mut i = 1;
+    while i < keys.len() {
+        let mut j = i;
+        while j > 0 && keys[j - 1] > keys[j] {
+            let t = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = t;
+            j -= 1;
+        }
+        i += 1;
+    }
+    keys
+};
+
+/// Bytes of a tag name as [`flatten_deep_nesting`] reads it.
+static NAME_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'-' || b == b':';
+        c += 1;
+    }
+    t
+};
 
 /// Drop start and end tags nested deeper than `max_depth` (keeping all text), or return the
 /// input as it is when nothing nests that deep.
@@ -865,20 +902,32 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
         while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
             let start = i + off;
             i = start + 1;
-            if bytes[i..].starts_with(b"!--") {
-                i = memchr::memmem::find(&bytes[i..], b"-->").map_or(bytes.len(), |e| i + e + 3);
-                continue;
-            }
-            let closing = bytes.get(i) == Some(&b'/');
+            let closing = match bytes.get(i) {
+                Some(b'!') => {
+                    if bytes[i..].starts_with(b"!--") {
+                        i = memchr::memmem::find(&bytes[i..], b"-->")
+                            .map_or(bytes.len(), |e| i + e + 3);
+                    }
+                    continue;
+                }
+                Some(b'/') => true,
+                Some(c) if c.is_ascii_alphabetic() => false,
+                _ => continue,
+            };
             let name_start = i + usize::from(closing);
-            let name_len = bytes[name_start..]
-                .iter()
-                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b':')
-                .count();
-            if name_len == 0 || !bytes[name_start].is_ascii_alphabetic() {
+            if !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
                 continue;
             }
-            if never_nests(&bytes[name_start..name_start + name_len]) {
+            // The name, packed into a key on the way while it is short enough to be one.
+            let mut key = 0u64;
+            let mut end = name_start;
+            while end < bytes.len() && NAME_BYTE[usize::from(bytes[end])] {
+                if end - name_start < 8 {
+                    key |= u64::from(bytes[end] | 0x20) << (8 * (end - name_start));
+                }
+                end += 1;
+            }
+            if end - name_start <= 8 && NEVER_NESTS.binary_search(&key).is_ok() {
                 continue;
             }
             let too_deep = if closing {
@@ -894,9 +943,8 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
             }
             deep = true;
             if let Some(o) = out.as_mut() {
-                let end = html[start..]
-                    .find('>')
-                    .map_or(bytes.len(), |e| start + e + 1);
+                let end =
+                    memchr::memchr(b'>', &bytes[start..]).map_or(bytes.len(), |e| start + e + 1);
                 o.push_str(&html[copied..start]);
                 copied = end;
                 i = end;
@@ -1142,6 +1190,131 @@ mod tests {
         assert_eq!(page.blocks[0].text, "inner words");
         let depth = page.elements[page.blocks[0].element as usize].depth as usize;
         assert!(depth <= MAX_NESTING + 4, "depth {depth}");
+    }
+
+    // The scan as first written: the fast one must agree with it.
+    fn never_nests_reference(name: &[u8]) -> bool {
+        if name.len() > 8 {
+            return false;
+        }
+        let mut lower = [0u8; 8];
+        for (l, b) in lower.iter_mut().zip(name) {
+            *l = b.to_ascii_lowercase();
+        }
+        matches!(
+            &lower[..name.len()],
+            b"area"
+                | b"base"
+                | b"body"
+                | b"br"
+                | b"col"
+                | b"colgroup"
+                | b"dd"
+                | b"dt"
+                | b"embed"
+                | b"head"
+                | b"hr"
+                | b"html"
+                | b"img"
+                | b"input"
+                | b"li"
+                | b"link"
+                | b"meta"
+                | b"option"
+                | b"optgroup"
+                | b"p"
+                | b"param"
+                | b"rb"
+                | b"rp"
+                | b"rt"
+                | b"source"
+                | b"tbody"
+                | b"td"
+                | b"tfoot"
+                | b"th"
+                | b"thead"
+                | b"tr"
+                | b"track"
+                | b"wbr"
+        )
+    }
+
+    /// Drop start and end tags nested deeper than `max_depth` (keeping all text), or return the
+    /// input as it is when nothing nests that deep.
+    fn flatten_deep_nesting_reference(html: &str, max_depth: usize) -> Cow<'_, str> {
+        let bytes = html.as_bytes();
+        // Pass 1 finds whether anything is to be done; pass 2 copies without the deep tags.
+        let mut out: Option<String> = None;
+        for pass in 0..2 {
+            let mut depth = 0usize;
+            let mut copied = 0usize;
+            let mut i = 0usize;
+            let mut deep = false;
+            while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
+                let start = i + off;
+                i = start + 1;
+                if bytes[i..].starts_with(b"!--") {
+                    i = memchr::memmem::find(&bytes[i..], b"-->")
+                        .map_or(bytes.len(), |e| i + e + 3);
+                    continue;
+                }
+                let closing = bytes.get(i) == Some(&b'/');
+                let name_start = i + usize::from(closing);
+                let name_len = bytes[name_start..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b':')
+                    .count();
+                if name_len == 0 || !bytes[name_start].is_ascii_alphabetic() {
+                    continue;
+                }
+                if never_nests_reference(&bytes[name_start..name_start + name_len]) {
+                    continue;
+                }
+                let too_deep = if closing {
+                    let d = depth;
+                    depth = depth.saturating_sub(1);
+                    d > max_depth
+                } else {
+                    depth += 1;
+                    depth > max_depth
+                };
+                if !too_deep {
+                    continue;
+                }
+                deep = true;
+                if let Some(o) = out.as_mut() {
+                    let end = html[start..]
+                        .find('>')
+                        .map_or(bytes.len(), |e| start + e + 1);
+                    o.push_str(&html[copied..start]);
+                    copied = end;
+                    i = end;
+                }
+            }
+            match (pass, deep) {
+                (0, false) => return Cow::Borrowed(html),
+                (0, true) => out = Some(String::with_capacity(html.len())),
+                _ => {
+                    let mut o = out.take().unwrap_or_default();
+                    o.push_str(&html[copied..]);
+                    return Cow::Owned(o);
+                }
+            }
+        }
+        Cow::Borrowed(html)
+    }
+
+    #[test]
+    fn fast_flattening_agrees_with_the_first_one() {
+        for html in parse::tests::random_pages(11, 50_000) {
+            for max in 0..4 {
+                assert_eq!(
+                    flatten_deep_nesting(&html, max),
+                    flatten_deep_nesting_reference(&html, max),
+                    "{html:?} {max}"
+                );
+            }
+        }
     }
 
     #[test]

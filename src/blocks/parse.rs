@@ -23,6 +23,9 @@ use std::rc::Rc;
 /// Attributes of one tag past this many are dropped before parsing.
 pub const MAX_ATTRIBUTES: usize = 256;
 
+/// Bytes reserved for a new text node, so that the next pieces of its text need no new buffer.
+const TEXT_ROOM: usize = 32;
+
 /// The input is given to the parser in pieces of about this many bytes; the node count is
 /// checked between pieces.
 const CHUNK: usize = 8 * 1024;
@@ -147,17 +150,34 @@ impl TreeSink for Bounded {
     }
 
     fn append(&self, parent: &NodeRef, child: NodeOrText<NodeRef>) {
-        // Segmentation skips scripts and styles, so their text (often most of a page's bytes)
-        // is not copied into the tree. An empty text node stands in for it, so that nodes are
-        // counted as before.
-        let child = match child {
-            NodeOrText::AppendText(_) if holds_unread_text(parent) => {
-                NodeOrText::AppendText(StrTendril::new())
+        let text = match child {
+            NodeOrText::AppendText(text) => text,
+            node => {
+                if self.admit(&node, || None) {
+                    self.inner.append(parent, node);
+                }
+                return;
             }
-            child => child,
         };
-        if self.admit(&child, || parent.last_child()) {
-            self.inner.append(parent, child);
+        // Segmentation skips scripts and styles, so their text (often most of a page's bytes)
+        // is not copied into the tree; an empty text node stands in for it, so that nodes are
+        // counted as before.
+        let unread = holds_unread_text(parent);
+        // The tokenizer hands text over in pieces (it stops at every line break and character
+        // reference), which are joined into one node: room for a few is made at once.
+        if let Some(last) = parent.last_child() {
+            if let Some(existing) = last.as_text() {
+                if self.made.get() <= self.max_nodes && !unread {
+                    existing.borrow_mut().push_str(&text);
+                }
+                return;
+            }
+        }
+        if self.count() {
+            let text: &str = if unread { "" } else { &text };
+            let mut owned = String::with_capacity(text.len().max(TEXT_ROOM));
+            owned.push_str(text);
+            parent.append(NodeRef::new_text(owned));
         }
     }
 
@@ -232,56 +252,101 @@ fn holds_unread_text(node: &NodeRef) -> bool {
     })
 }
 
+/// A name of up to eight bytes as one integer, with bit 5 of each byte set: for names made of
+/// ASCII letters, equal keys mean names equal but for case.
+const fn letters_key(name: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < name.len() && i < 8 {
+        key |= ((name[i] | 0x20) as u64) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
 /// Elements whose content is text up to their end tag, not markup.
 fn raw_text(name: &[u8]) -> bool {
-    [
-        &b"script"[..],
-        b"style",
-        b"textarea",
-        b"title",
-        b"xmp",
-        b"iframe",
-        b"noembed",
-        b"noframes",
-    ]
-    .iter()
-    .any(|n| n.eq_ignore_ascii_case(name))
+    const RAW: [u64; 8] = [
+        letters_key(b"script"),
+        letters_key(b"style"),
+        letters_key(b"textarea"),
+        letters_key(b"title"),
+        letters_key(b"xmp"),
+        letters_key(b"iframe"),
+        letters_key(b"noembed"),
+        letters_key(b"noframes"),
+    ];
+    // No byte gives 0 with bit 5 set, so names of different lengths have different keys.
+    name.len() <= 8 && RAW.contains(&letters_key(name))
 }
+
+/// Byte classes of the tokenizer's tag syntax, for [`cap_attributes`].
+const SPACE: u8 = 1;
+const SLASH: u8 = 2;
+const GT: u8 = 4;
+const EQ: u8 = 8;
+static TAG_BYTE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b' ' as usize] = SPACE;
+    t[b'\t' as usize] = SPACE;
+    t[b'\n' as usize] = SPACE;
+    t[0x0c] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[b'/' as usize] = SLASH;
+    t[b'>' as usize] = GT;
+    t[b'=' as usize] = EQ;
+    t
+};
 
 /// Drop the attributes of a tag past the first `max` (the tag keeps its `>`), or return the
 /// input as it is when no tag has that many. A scan of the tokenizer's tag syntax: comments and
 /// the content of raw-text elements (`script`, `style`…) are skipped.
 fn cap_attributes(html: &str, max: usize) -> Cow<'_, str> {
     let b = html.as_bytes();
-    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r');
+    let n = b.len();
+    let class = |j: usize| TAG_BYTE[usize::from(b[j])];
+    // The first index from `j` whose byte is of none of the classes in `stop`, or `n`.
+    let skip = |mut j: usize, over: u8| {
+        while j < n && class(j) & over != 0 {
+            j += 1;
+        }
+        j
+    };
+    let until = |mut j: usize, stop: u8| {
+        while j < n && class(j) & stop == 0 {
+            j += 1;
+        }
+        j
+    };
     let mut out: Option<String> = None;
     let mut copied = 0usize;
     let mut i = 0usize;
     while let Some(off) = memchr::memchr(b'<', &b[i..]) {
         let start = i + off;
         i = start + 1;
-        if b[i..].starts_with(b"!--") {
-            i = memchr::memmem::find(&b[i + 3..], b"-->").map_or(b.len(), |e| i + 3 + e + 3);
-            continue;
-        }
-        let closing = b.get(i) == Some(&b'/');
+        let closing = match b.get(i) {
+            Some(b'!') => {
+                if b[i..].starts_with(b"!--") {
+                    i = memchr::memmem::find(&b[i + 3..], b"-->").map_or(n, |e| i + 3 + e + 3);
+                }
+                continue;
+            }
+            Some(b'/') => true,
+            Some(c) if c.is_ascii_alphabetic() => false,
+            _ => continue,
+        };
         let name_at = i + usize::from(closing);
         if !b.get(name_at).is_some_and(u8::is_ascii_alphabetic) {
             continue;
         }
-        let mut j = name_at;
-        while j < b.len() && !space(b[j]) && b[j] != b'/' && b[j] != b'>' {
-            j += 1;
-        }
+        let mut j = until(name_at, SPACE | SLASH | GT);
         let name = &b[name_at..j];
         // Attributes: names, then optional `= value`, quoted or not.
         let mut count = 0usize;
         let mut cut_at = None;
         loop {
-            while j < b.len() && (space(b[j]) || b[j] == b'/') {
-                j += 1;
-            }
-            if j >= b.len() || b[j] == b'>' {
+            j = skip(j, SPACE | SLASH);
+            if j >= n || b[j] == b'>' {
                 break;
             }
             count += 1;
@@ -289,45 +354,35 @@ fn cap_attributes(html: &str, max: usize) -> Cow<'_, str> {
                 cut_at = Some(j);
             }
             // The first character of a name may be `=`.
-            j += 1;
-            while j < b.len() && !space(b[j]) && !matches!(b[j], b'/' | b'>' | b'=') {
-                j += 1;
-            }
-            let mut k = j;
-            while k < b.len() && space(b[k]) {
-                k += 1;
-            }
-            if b.get(k) != Some(&b'=') {
+            j = until(j + 1, SPACE | SLASH | GT | EQ);
+            let k = skip(j, SPACE);
+            if k >= n || b[k] != b'=' {
                 continue;
             }
-            k += 1;
-            while k < b.len() && space(b[k]) {
-                k += 1;
-            }
+            let k = skip(k + 1, SPACE);
             j = match b.get(k) {
                 Some(&q @ (b'"' | b'\'')) => {
-                    memchr::memchr(q, &b[k + 1..]).map_or(b.len(), |e| k + 1 + e + 1)
+                    memchr::memchr(q, &b[k + 1..]).map_or(n, |e| k + 1 + e + 1)
                 }
-                _ => {
-                    while k < b.len() && !space(b[k]) && b[k] != b'>' {
-                        k += 1;
-                    }
-                    k
-                }
+                _ => until(k, SPACE | GT),
             };
         }
         if let Some(cut) = cut_at {
             let o = out.get_or_insert_with(|| String::with_capacity(html.len()));
             o.push_str(&html[copied..cut]);
-            copied = j.min(b.len());
+            copied = j.min(n);
         }
-        i = j.min(b.len());
+        i = j.min(n);
         if !closing && raw_text(name) {
             // Skip to the matching end tag.
             let mut k = i;
-            i = b.len();
-            while let Some(off) = memchr::memmem::find(&b[k..], b"</") {
+            i = n;
+            while let Some(off) = memchr::memchr(b'<', &b[k..]) {
                 let at = k + off;
+                if b.get(at + 1) != Some(&b'/') {
+                    k = at + 1;
+                    continue;
+                }
                 let tail = &b[at + 2..];
                 if tail.len() >= name.len() && tail[..name.len()].eq_ignore_ascii_case(name) {
                     i = at;
@@ -347,8 +402,198 @@ fn cap_attributes(html: &str, max: usize) -> Cow<'_, str> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    // The scan as first written, byte by byte: the fast one must agree with it.
+    /// Elements whose content is text up to their end tag, not markup.
+    fn raw_text_reference(name: &[u8]) -> bool {
+        [
+            &b"script"[..],
+            b"style",
+            b"textarea",
+            b"title",
+            b"xmp",
+            b"iframe",
+            b"noembed",
+            b"noframes",
+        ]
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(name))
+    }
+
+    /// Drop the attributes of a tag past the first `max` (the tag keeps its `>`), or return the
+    /// input as it is when no tag has that many. A scan of the tokenizer's tag syntax: comments and
+    /// the content of raw-text elements (`script`, `style`…) are skipped.
+    fn cap_attributes_reference(html: &str, max: usize) -> Cow<'_, str> {
+        let b = html.as_bytes();
+        let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r');
+        let mut out: Option<String> = None;
+        let mut copied = 0usize;
+        let mut i = 0usize;
+        while let Some(off) = memchr::memchr(b'<', &b[i..]) {
+            let start = i + off;
+            i = start + 1;
+            if b[i..].starts_with(b"!--") {
+                i = memchr::memmem::find(&b[i + 3..], b"-->").map_or(b.len(), |e| i + 3 + e + 3);
+                continue;
+            }
+            let closing = b.get(i) == Some(&b'/');
+            let name_at = i + usize::from(closing);
+            if !b.get(name_at).is_some_and(u8::is_ascii_alphabetic) {
+                continue;
+            }
+            let mut j = name_at;
+            while j < b.len() && !space(b[j]) && b[j] != b'/' && b[j] != b'>' {
+                j += 1;
+            }
+            let name = &b[name_at..j];
+            // Attributes: names, then optional `= value`, quoted or not.
+            let mut count = 0usize;
+            let mut cut_at = None;
+            loop {
+                while j < b.len() && (space(b[j]) || b[j] == b'/') {
+                    j += 1;
+                }
+                if j >= b.len() || b[j] == b'>' {
+                    break;
+                }
+                count += 1;
+                if count > max && cut_at.is_none() {
+                    cut_at = Some(j);
+                }
+                // The first character of a name may be `=`.
+                j += 1;
+                while j < b.len() && !space(b[j]) && !matches!(b[j], b'/' | b'>' | b'=') {
+                    j += 1;
+                }
+                let mut k = j;
+                while k < b.len() && space(b[k]) {
+                    k += 1;
+                }
+                if b.get(k) != Some(&b'=') {
+                    continue;
+                }
+                k += 1;
+                while k < b.len() && space(b[k]) {
+                    k += 1;
+                }
+                j = match b.get(k) {
+                    Some(&q @ (b'"' | b'\'')) => {
+                        memchr::memchr(q, &b[k + 1..]).map_or(b.len(), |e| k + 1 + e + 1)
+                    }
+                    _ => {
+                        while k < b.len() && !space(b[k]) && b[k] != b'>' {
+                            k += 1;
+                        }
+                        k
+                    }
+                };
+            }
+            if let Some(cut) = cut_at {
+                let o = out.get_or_insert_with(|| String::with_capacity(html.len()));
+                o.push_str(&html[copied..cut]);
+                copied = j.min(b.len());
+            }
+            i = j.min(b.len());
+            if !closing && raw_text_reference(name) {
+                // Skip to the matching end tag.
+                let mut k = i;
+                i = b.len();
+                while let Some(off) = memchr::memmem::find(&b[k..], b"</") {
+                    let at = k + off;
+                    let tail = &b[at + 2..];
+                    if tail.len() >= name.len() && tail[..name.len()].eq_ignore_ascii_case(name) {
+                        i = at;
+                        break;
+                    }
+                    k = at + 2;
+                }
+            }
+        }
+        match out {
+            None => Cow::Borrowed(html),
+            Some(mut o) => {
+                o.push_str(&html[copied..]);
+                Cow::Owned(o)
+            }
+        }
+    }
+
+    /// Pseudo-random pages made of pieces of tag syntax.
+    pub(crate) fn random_pages(seed: u64, count: usize) -> Vec<String> {
+        const PIECES: &[&str] = &[
+            "<",
+            ">",
+            "/",
+            "=",
+            "\"",
+            "'",
+            " ",
+            "\n",
+            "\t",
+            "a",
+            "B",
+            "p",
+            "li",
+            "x",
+            "é",
+            "!",
+            "-",
+            "<p",
+            "</p",
+            "<div",
+            "</DIV",
+            "<b",
+            "</b",
+            "<script",
+            "</script",
+            "<SCRIPT",
+            "<style>",
+            "</style",
+            "<!--",
+            "-->",
+            "<!-->",
+            "<ul",
+            "</ul",
+            "<br",
+            "=\"v w\"",
+            "='a>'",
+            " c=d",
+            "<x-y:z",
+            "</x-y:z",
+            "<textarea",
+            "</textarea>",
+            "<p=",
+            "<é",
+        ];
+        let mut state = seed;
+        let mut next = move |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) as usize) % n
+        };
+        (0..count)
+            .map(|_| {
+                let len = next(40);
+                (0..len).map(|_| PIECES[next(PIECES.len())]).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fast_scan_agrees_with_the_byte_by_byte_one() {
+        for html in random_pages(7, 50_000) {
+            for max in 0..4 {
+                assert_eq!(
+                    cap_attributes(&html, max),
+                    cap_attributes_reference(&html, max),
+                    "{html:?} {max}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn attributes_past_the_limit_are_dropped() {
