@@ -11,7 +11,7 @@
 
 use crate::error::{Error, Result};
 use aho_corasick::{automaton::Automaton, dfa::DFA, Anchored, MatchKind};
-use html5ever::{local_name, LocalName};
+use html5ever::{local_name, Attribute, LocalName};
 use kuchikiki::{NodeData, NodeRef};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -505,16 +505,11 @@ pub(crate) fn attribute_is_read(local: &LocalName) -> bool {
 
 /// What an element's attributes say about it: its class/id/role/itemprop values, lower-cased
 /// and space-separated, into `tokens`, and its context bits. `scratch` is a buffer.
-fn attribute_context(
-    node: &kuchikiki::ElementData,
-    tokens: &mut String,
-    scratch: &mut String,
-) -> u32 {
-    let attrs = node.attributes.borrow();
+fn attribute_context(attrs: &[Attribute], tokens: &mut String, scratch: &mut String) -> u32 {
     tokens.clear();
     let mut flags = 0;
-    for (name, attr) in attrs.map.iter() {
-        let value = attr.value.as_str();
+    for Attribute { name, value } in attrs {
+        let value: &str = value;
         // Interned names: each comparison is one integer comparison.
         let local = &name.local;
         let role = *local == local_name!("role");
@@ -631,7 +626,7 @@ impl Segmenter {
         }
     }
 
-    fn enter(&mut self, el: &kuchikiki::ElementData) -> bool {
+    fn enter(&mut self, el: &kuchikiki::ElementData, attrs: &[Attribute]) -> bool {
         let local = &el.name.local;
         let known = known_tag(local);
         let (name, kind) = match known {
@@ -657,7 +652,7 @@ impl Segmenter {
             }
             None => (0, 0, 1),
         };
-        let attr_flags = attribute_context(el, &mut self.tokens, &mut self.scratch);
+        let attr_flags = attribute_context(attrs, &mut self.tokens, &mut self.scratch);
         let vocab = if self.tokens.is_empty() {
             0
         } else {
@@ -966,10 +961,15 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
 /// Parse an HTML document and cut it into blocks.
 pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
     let html = flatten_deep_nesting(html, MAX_NESTING);
-    segment_dom(&parse::parse(&html, limits.max_nodes)?, limits)
+    let (document, attributes) = parse::parse(&html, limits.max_nodes)?;
+    segment_dom(&document, &attributes, limits)
 }
 
-fn segment_dom(document: &NodeRef, limits: SegmentLimits) -> Result<Page> {
+fn segment_dom(
+    document: &NodeRef,
+    attributes: &parse::Attributes,
+    limits: SegmentLimits,
+) -> Result<Page> {
     let mut s = Segmenter {
         page: Page::default(),
         limits,
@@ -998,7 +998,7 @@ fn segment_dom(document: &NodeRef, limits: SegmentLimits) -> Result<Page> {
             )));
         }
         let descend = match node.data() {
-            NodeData::Element(el) => s.enter(el),
+            NodeData::Element(el) => s.enter(el, attributes.of(&node)),
             NodeData::Text(t) => {
                 s.text(&t.borrow());
                 false

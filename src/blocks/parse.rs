@@ -15,9 +15,10 @@ use crate::error::{Error, Result};
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{local_name, ns, Attribute, QualName};
-use kuchikiki::{NodeData, NodeRef};
+use kuchikiki::{Node, NodeData, NodeRef};
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// Attributes of one tag past this many are dropped before parsing.
@@ -30,15 +31,31 @@ const TEXT_ROOM: usize = 32;
 /// checked between pieces.
 const CHUNK: usize = 8 * 1024;
 
+/// The attributes that segmentation reads, by element. They are kept beside the tree, not in
+/// kuchikiki's map of each element: building that map (hashed, with an owned string per
+/// attribute) costs more than the rest of an element. Each entry holds its element, so that
+/// no address in the table is reused while it lives.
+#[derive(Default)]
+pub(crate) struct Attributes(FxHashMap<*const Node, (NodeRef, Vec<Attribute>)>);
+
+impl Attributes {
+    /// The kept attributes of an element, in the order of its tag.
+    pub(crate) fn of(&self, element: &NodeRef) -> &[Attribute] {
+        self.0.get(&Rc::as_ptr(&element.0)).map_or(&[], |(_, a)| a)
+    }
+}
+
 /// Parse a document (with scripting disabled, as a client without scripts would), refusing it
-/// when it makes more than `max_nodes` nodes.
-pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<NodeRef> {
+/// when it makes more than `max_nodes` nodes. Elements are made without attributes; the ones
+/// segmentation reads are returned beside the tree.
+pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes)> {
     let html = cap_attributes(html, MAX_ATTRIBUTES);
     let made = Rc::new(Cell::new(0usize));
     let sink = Bounded {
         inner: kuchikiki::Sink::default(),
         made: Rc::clone(&made),
         max_nodes,
+        attributes: RefCell::default(),
     };
     let mut opts = html5ever::ParseOpts::default();
     opts.tree_builder.scripting_enabled = false;
@@ -60,7 +77,7 @@ pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<NodeRef> {
     if made.get() > max_nodes {
         return Err(too_many(max_nodes));
     }
-    Ok(sink.inner.document_node)
+    Ok((sink.inner.document_node, sink.attributes.into_inner()))
 }
 
 fn too_many(max_nodes: usize) -> Error {
@@ -75,6 +92,7 @@ struct Bounded {
     inner: kuchikiki::Sink,
     made: Rc<Cell<usize>>,
     max_nodes: usize,
+    attributes: RefCell<Attributes>,
 }
 
 impl Bounded {
@@ -133,12 +151,17 @@ impl TreeSink for Bounded {
         flags: ElementFlags,
     ) -> NodeRef {
         self.count();
-        // Only the attributes segmentation reads are kept: building kuchikiki's attribute map
-        // (an owned string and a hashed entry each) costs more than the rest of the element.
-        // The tree builder keeps its own copy of a tag's attributes for what it compares.
+        // Only the attributes segmentation reads are kept. The tree builder keeps its own copy
+        // of a tag's attributes for what it compares.
         let mut attrs = attrs;
         attrs.retain(|a| super::attribute_is_read(&a.name.local));
-        self.inner.create_element(name, attrs, flags)
+        let element = self.inner.create_element(name, Vec::new(), flags);
+        if !attrs.is_empty() {
+            let key = Rc::as_ptr(&element.0);
+            let entry = (element.clone(), attrs);
+            self.attributes.borrow_mut().0.insert(key, entry);
+        }
+        element
     }
 
     fn create_comment(&self, text: StrTendril) -> NodeRef {
@@ -230,9 +253,20 @@ impl TreeSink for Bounded {
         }
     }
 
-    fn add_attrs_if_missing(&self, target: &NodeRef, mut attrs: Vec<Attribute>) {
-        attrs.retain(|a| super::attribute_is_read(&a.name.local));
-        self.inner.add_attrs_if_missing(target, attrs);
+    fn add_attrs_if_missing(&self, target: &NodeRef, attrs: Vec<Attribute>) {
+        let mut table = self.attributes.borrow_mut();
+        let (_, kept) = table
+            .0
+            .entry(Rc::as_ptr(&target.0))
+            .or_insert_with(|| (target.clone(), Vec::new()));
+        for a in attrs {
+            let name = (&a.name.ns, &a.name.local);
+            if super::attribute_is_read(&a.name.local)
+                && !kept.iter().any(|k| (&k.name.ns, &k.name.local) == name)
+            {
+                kept.push(a);
+            }
+        }
     }
 
     fn remove_from_parent(&self, target: &NodeRef) {
@@ -649,7 +683,7 @@ pub(crate) mod tests {
     #[test]
     fn pages_under_the_limit_parse_whole() {
         let html = "<div><p>one</p><p>two <b>three</b></p><!-- c --></div>";
-        let doc = parse(html, 1000).unwrap();
+        let (doc, _) = parse(html, 1000).unwrap();
         // document, html, head, body, div, p, text, p, text, b, text; comments are dropped
         assert_eq!(count(&doc), 11);
         assert!(parse(html, 10).is_ok());
