@@ -572,6 +572,9 @@ struct Segmenter {
     full: bool,
     /// Buffers for [`attribute_context`].
     tokens: String,
+    /// Vocabulary bits of the token strings seen on this page: pages repeat long class lists,
+    /// which cost more to match again than to look up.
+    vocab_seen: FxHashMap<String, u32>,
     scratch: String,
 }
 
@@ -655,8 +658,12 @@ impl Segmenter {
         let attr_flags = attribute_context(attrs, &mut self.tokens, &mut self.scratch);
         let vocab = if self.tokens.is_empty() {
             0
+        } else if let Some(&bits) = self.vocab_seen.get(self.tokens.as_str()) {
+            bits
         } else {
-            vocab_flags(&self.tokens)
+            let bits = vocab_flags(&self.tokens);
+            self.vocab_seen.insert(self.tokens.clone(), bits);
+            bits
         };
         if kind == Kind::Block {
             self.flush();
@@ -732,6 +739,17 @@ impl Segmenter {
     }
 }
 
+/// The bytes of [`u8::is_ascii_whitespace`], as a table: one load per byte in the hot loop.
+static ASCII_SPACE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = (c as u8).is_ascii_whitespace();
+        c += 1;
+    }
+    t
+};
+
 /// Append `s` to `buf` with whitespace collapsed; returns the byte offset where the first word
 /// of `s` landed, and whether `s` has a letter or digit. `space` carries "whitespace seen since
 /// the last word" across calls.
@@ -753,18 +771,18 @@ fn push_collapsed(buf: &mut String, s: &str, space: &mut bool) -> (usize, bool) 
     }
     let first = buf.len();
     let b = body.as_bytes();
-    let mut has_word = false;
+    // Most text has a letter or digit near its start.
+    let has_word = b.iter().any(u8::is_ascii_alphanumeric);
     let mut copied = 0;
     let mut i = 0;
     while i < b.len() {
-        if !b[i].is_ascii_whitespace() {
-            has_word |= b[i].is_ascii_alphanumeric();
+        if !ASCII_SPACE[usize::from(b[i])] {
             i += 1;
             continue;
         }
         // The body ends with a word, so a run of whitespace inside it ends before its end.
         let run = i;
-        while b[i].is_ascii_whitespace() {
+        while ASCII_SPACE[usize::from(b[i])] {
             i += 1;
         }
         if i - run > 1 || b[run] != b' ' {
@@ -982,6 +1000,7 @@ fn segment_dom(
         title_done: false,
         full: false,
         tokens: String::new(),
+        vocab_seen: FxHashMap::default(),
         scratch: String::new(),
     };
     let mut nodes = 0usize;

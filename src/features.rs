@@ -265,19 +265,25 @@ struct TokenCounts {
     first_upper: Option<bool>,
 }
 
-impl TokenCounts {
-    /// Count one ASCII byte.
-    fn ascii(&mut self, b: u8) {
-        self.chars += 1;
-        if b.is_ascii_alphanumeric() {
-            let upper = b.is_ascii_uppercase();
-            self.letters += u32::from(b.is_ascii_alphabetic());
-            self.upper += u32::from(upper);
-            self.digits += u32::from(b.is_ascii_digit());
-            self.alnum += 1;
-            self.first_upper.get_or_insert(upper);
-        }
+/// What one ASCII byte adds to a token's counts, packed so that a byte costs two additions:
+/// letters and upper-case letters in the low and high half of the first word, digits and
+/// letters-or-digits in the second. Other bytes add nothing. (A token is shorter than 4 GiB.)
+static ASCII_COUNTS: [[u64; 2]; 256] = {
+    let mut t = [[0u64; 2]; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        let letter = b.is_ascii_alphabetic() as u64;
+        let upper = b.is_ascii_uppercase() as u64;
+        let digit = b.is_ascii_digit() as u64;
+        let alnum = b.is_ascii_alphanumeric() as u64;
+        t[c] = [letter | upper << 32, digit | alnum << 32];
+        c += 1;
     }
+    t
+};
+
+impl TokenCounts {
 
     /// The counts of a token with non-ASCII characters, by Unicode classes.
     fn unicode(token: &str) -> Self {
@@ -334,26 +340,43 @@ pub fn text_stats(block: &Block) -> TextStats {
     // Tokens are the pieces between single spaces (the text is collapsed), cut by hand: ASCII
     // tokens are counted on the way, the others again by their characters.
     let mut start = 0;
-    let mut t = TokenCounts::default();
+    // Counts of the token's ASCII bytes, two to a word (see `ASCII_COUNTS`).
+    let mut counts = [0u64; 2];
     let mut ascii = true;
     for i in 0..=text.len() {
         match text.get(i) {
             Some(&b' ') | None => {}
             Some(&b) => {
-                if b.is_ascii() {
-                    t.ascii(b);
-                } else {
-                    ascii = false;
-                }
+                let add = ASCII_COUNTS[usize::from(b)];
+                counts[0] += add[0];
+                counts[1] += add[1];
+                ascii &= b.is_ascii();
                 continue;
             }
         }
         let token = &block.text[start..i];
-        // So far `t` has counted the ASCII bytes of any token.
-        has_digit |= t.digits > 0;
-        if !ascii {
-            t = TokenCounts::unicode(token);
-        }
+        let digits = counts[1] as u32;
+        has_digit |= digits > 0;
+        let t = if ascii {
+            let alnum = (counts[1] >> 32) as u32;
+            TokenCounts {
+                chars: token.len() as u32,
+                letters: counts[0] as u32,
+                upper: (counts[0] >> 32) as u32,
+                digits,
+                alnum,
+                first_upper: if alnum > 0 {
+                    token
+                        .bytes()
+                        .find(u8::is_ascii_alphanumeric)
+                        .map(|b| b.is_ascii_uppercase())
+                } else {
+                    None
+                },
+            }
+        } else {
+            TokenCounts::unicode(token)
+        };
         s.tokens += 1;
         let offset = start as u32;
         let char_len = i64::from(t.chars);
@@ -388,7 +411,7 @@ pub fn text_stats(block: &Block) -> TextStats {
             words_in_line = u32::from(is_word);
         }
         start = i + 1;
-        t = TokenCounts::default();
+        counts = [0; 2];
         ascii = true;
     }
     let (dense_words, lines) = if wrapped_lines == 0 {
