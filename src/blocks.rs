@@ -905,6 +905,22 @@ static NAME_BYTE: [bool; 256] = {
 /// input as it is when nothing nests that deep.
 fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
     let bytes = html.as_bytes();
+    // Only start tags nest, so nesting deeper than `max_depth` needs more start tags than that:
+    // most pages have fewer, and counting them costs less than following the nesting.
+    let mut starts = 0usize;
+    let mut at = 0usize;
+    while let Some(off) = memchr::memchr(b'<', &bytes[at..]) {
+        at += off + 1;
+        if bytes.get(at).is_some_and(u8::is_ascii_alphabetic) {
+            starts += 1;
+            if starts > max_depth {
+                break;
+            }
+        }
+    }
+    if starts <= max_depth {
+        return Cow::Borrowed(html);
+    }
     // Pass 1 finds whether anything is to be done; pass 2 copies without the deep tags.
     let mut out: Option<String> = None;
     for pass in 0..2 {

@@ -284,7 +284,6 @@ static ASCII_COUNTS: [[u64; 2]; 256] = {
 };
 
 impl TokenCounts {
-
     /// The counts of a token with non-ASCII characters, by Unicode classes.
     fn unicode(token: &str) -> Self {
         let mut t = TokenCounts::default();
