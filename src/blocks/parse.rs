@@ -150,13 +150,14 @@ impl TreeSink for Bounded {
         attrs: Vec<Attribute>,
         flags: ElementFlags,
     ) -> NodeRef {
-        self.count();
-        // Only the attributes segmentation reads are kept. The tree builder keeps its own copy
+        let attached = self.count();
+        // Only the attributes segmentation reads are kept, and only for elements that may still
+        // be attached: the table holds its elements, which past the limit must be freed. The tree builder keeps its own copy
         // of a tag's attributes for what it compares.
         let mut attrs = attrs;
         attrs.retain(|a| super::attribute_is_read(&a.name.local));
         let element = self.inner.create_element(name, Vec::new(), flags);
-        if !attrs.is_empty() {
+        if attached && !attrs.is_empty() {
             let key = Rc::as_ptr(&element.0);
             let entry = (element.clone(), attrs);
             self.attributes.borrow_mut().0.insert(key, entry);
