@@ -98,6 +98,9 @@ struct TrainArgs {
     /// Random seed.
     #[arg(long)]
     seed: Option<u64>,
+    /// Forests of a stacked model (2 to 5).
+    #[arg(long)]
+    stages: Option<usize>,
     /// Row weighting: block, page or words.
     #[arg(long)]
     weighting: Option<String>,
@@ -489,7 +492,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
          min_samples_leaf => recipe.model.min_samples_leaf,
          feature_fraction => recipe.model.feature_fraction,
          rows_per_tree => recipe.model.rows_per_tree, balance => recipe.model.balance,
-         seed => recipe.model.seed, min_aligned => recipe.labels.min_aligned,
+         seed => recipe.model.seed, stages => recipe.model.stages, min_aligned => recipe.labels.min_aligned,
          folds => recipe.cv.folds);
     if let Some(w) = &args.weighting {
         recipe.model.weighting = toml::Value::String(w.clone())
