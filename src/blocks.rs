@@ -10,8 +10,10 @@
 //! scripts, so `noscript` holds markup; its blocks are kept and flagged (see [`ctx::NOSCRIPT`]).
 
 use crate::error::{Error, Result};
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{automaton::Automaton, dfa::DFA, Anchored, MatchKind};
+use html5ever::{local_name, LocalName};
 use kuchikiki::{NodeData, NodeRef};
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -212,94 +214,135 @@ fn kind_of(tag: &str) -> Kind {
     }
 }
 
-/// Static names for common tags, so that most elements need no allocation.
-fn intern(tag: &str) -> Cow<'static, str> {
-    const KNOWN: &[&str] = &[
-        "a",
-        "abbr",
-        "address",
-        "article",
-        "aside",
-        "b",
-        "blockquote",
-        "body",
-        "br",
-        "button",
-        "caption",
-        "center",
-        "cite",
-        "code",
-        "dd",
-        "del",
-        "details",
-        "dfn",
-        "dialog",
-        "div",
-        "dl",
-        "dt",
-        "em",
-        "fieldset",
-        "figcaption",
-        "figure",
-        "font",
-        "footer",
-        "form",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "header",
-        "hgroup",
-        "hr",
-        "html",
-        "i",
-        "img",
-        "input",
-        "ins",
-        "kbd",
-        "label",
-        "legend",
-        "li",
-        "main",
-        "mark",
-        "menu",
-        "nav",
-        "ol",
-        "option",
-        "p",
-        "picture",
-        "pre",
-        "q",
-        "s",
-        "samp",
-        "section",
-        "small",
-        "source",
-        "span",
-        "strong",
-        "sub",
-        "summary",
-        "sup",
-        "table",
-        "tbody",
-        "td",
-        "tfoot",
-        "th",
-        "thead",
-        "time",
-        "title",
-        "tr",
-        "u",
-        "ul",
-        "var",
-        "wbr",
-    ];
-    match KNOWN.binary_search(&tag) {
-        Ok(i) => Cow::Borrowed(KNOWN[i]),
-        Err(_) => Cow::Owned(tag.to_string()),
-    }
+/// Tag names that get a precomputed [`TagInfo`] and need no allocation: every tag that
+/// [`kind_of`] or [`tag_flags`] names, and common inline tags.
+const KNOWN_TAGS: &[&str] = &[
+    "a",
+    "abbr",
+    "address",
+    "article",
+    "aside",
+    "audio",
+    "b",
+    "blockquote",
+    "body",
+    "br",
+    "button",
+    "canvas",
+    "caption",
+    "center",
+    "cite",
+    "code",
+    "datalist",
+    "dd",
+    "del",
+    "details",
+    "dfn",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "embed",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "font",
+    "footer",
+    "form",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "i",
+    "iframe",
+    "img",
+    "input",
+    "ins",
+    "kbd",
+    "label",
+    "legend",
+    "li",
+    "main",
+    "mark",
+    "math",
+    "menu",
+    "nav",
+    "noscript",
+    "object",
+    "ol",
+    "option",
+    "p",
+    "picture",
+    "pre",
+    "q",
+    "s",
+    "samp",
+    "script",
+    "section",
+    "select",
+    "small",
+    "source",
+    "span",
+    "strong",
+    "style",
+    "sub",
+    "summary",
+    "sup",
+    "svg",
+    "table",
+    "tbody",
+    "td",
+    "template",
+    "textarea",
+    "tfoot",
+    "th",
+    "thead",
+    "time",
+    "title",
+    "tr",
+    "u",
+    "ul",
+    "var",
+    "video",
+    "wbr",
+];
+
+/// What segmentation needs to know of a known tag name.
+struct TagInfo {
+    name: &'static str,
+    kind: Kind,
+    flags: u32,
+}
+
+/// The [`TagInfo`] of a tag in [`KNOWN_TAGS`], looked up by its interned name: matching the
+/// name as a string against the tag lists costs more than the rest of an element's bookkeeping.
+fn known_tag(name: &LocalName) -> Option<&'static TagInfo> {
+    static KNOWN: OnceLock<FxHashMap<LocalName, TagInfo>> = OnceLock::new();
+    KNOWN
+        .get_or_init(|| {
+            KNOWN_TAGS
+                .iter()
+                .map(|&name| {
+                    let info = TagInfo {
+                        name,
+                        kind: kind_of(name),
+                        flags: tag_flags(name),
+                    };
+                    (LocalName::from(name), info)
+                })
+                .collect()
+        })
+        .get(name)
 }
 
 fn tag_flags(tag: &str) -> u32 {
@@ -399,12 +442,13 @@ const VOCABULARY: &[(&str, u32)] = &[
     ("screen-reader", ctx::HIDDEN),
 ];
 
-fn vocabulary() -> &'static AhoCorasick {
-    static AC: OnceLock<AhoCorasick> = OnceLock::new();
+fn vocabulary() -> &'static DFA {
+    static AC: OnceLock<DFA> = OnceLock::new();
     AC.get_or_init(|| {
-        AhoCorasickBuilder::new()
+        DFA::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
+            .prefilter(false)
             .build(VOCABULARY.iter().map(|(w, _)| w))
             .expect("valid vocabulary")
     })
@@ -412,57 +456,83 @@ fn vocabulary() -> &'static AhoCorasick {
 
 /// Vocabulary bits of a class/id/role/itemprop string.
 fn vocab_flags(tokens: &str) -> u32 {
+    // One pass: every occurrence of every word, with the automaton stepped by hand (an iterator
+    // over overlapping matches costs several times more on strings this short), and the runs
+    // of ASCII letters and digits. Short words match only as whole runs, or they would hit
+    // "header", "load", "shadow"… (bytes of non-ASCII characters are not alphanumeric either).
+    let short_word =
+        |run: &[u8]| run.eq_ignore_ascii_case(b"ad") || run.eq_ignore_ascii_case(b"ads");
+    let dfa = vocabulary();
+    let mut sid = dfa
+        .start_state(Anchored::No)
+        .expect("unanchored vocabulary search");
     let mut bits = 0;
-    for m in vocabulary().find_overlapping_iter(tokens) {
-        bits |= VOCABULARY[m.pattern().as_usize()].1;
-    }
-    // Short words match only as whole tokens, or they would hit "header", "load", "shadow"…
-    for token in tokens.split(|c: char| !c.is_ascii_alphanumeric()) {
-        if token.eq_ignore_ascii_case("ad") || token.eq_ignore_ascii_case("ads") {
-            bits |= ctx::V_AD;
+    let mut run_start = 0;
+    let bytes = tokens.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        sid = dfa.next_state(Anchored::No, sid, b);
+        if dfa.is_special(sid) && dfa.is_match(sid) {
+            for m in 0..dfa.match_len(sid) {
+                bits |= VOCABULARY[dfa.match_pattern(sid, m).as_usize()].1;
+            }
         }
+        if !b.is_ascii_alphanumeric() {
+            if short_word(&bytes[run_start..i]) {
+                bits |= ctx::V_AD;
+            }
+            run_start = i + 1;
+        }
+    }
+    if short_word(&bytes[run_start..]) {
+        bits |= ctx::V_AD;
     }
     bits
 }
 
-/// What an element's attributes say about it.
-fn attribute_context(node: &kuchikiki::ElementData) -> (String, u32) {
+/// What an element's attributes say about it: its class/id/role/itemprop values, lower-cased
+/// and space-separated, into `tokens`, and its context bits. `scratch` is a buffer.
+fn attribute_context(
+    node: &kuchikiki::ElementData,
+    tokens: &mut String,
+    scratch: &mut String,
+) -> u32 {
     let attrs = node.attributes.borrow();
-    let mut tokens = String::new();
+    tokens.clear();
     let mut flags = 0;
     for (name, attr) in attrs.map.iter() {
         let value = attr.value.as_str();
-        match &*name.local {
-            "class" | "id" | "itemprop" => {
-                if !tokens.is_empty() {
-                    tokens.push(' ');
-                }
-                tokens.push_str(value.trim());
-            }
-            "role" => {
+        // Interned names: each comparison is one integer comparison.
+        let local = &name.local;
+        let role = *local == local_name!("role");
+        if role
+            || *local == local_name!("class")
+            || *local == local_name!("id")
+            || *local == local_name!("itemprop")
+        {
+            if role {
                 flags |= role_flags(value);
-                if !tokens.is_empty() {
-                    tokens.push(' ');
-                }
-                tokens.push_str(value.trim());
             }
-            "hidden" => flags |= ctx::HIDDEN,
-            "aria-hidden" if value.trim().eq_ignore_ascii_case("true") => flags |= ctx::HIDDEN,
-            "style" => {
-                let compact: String = value
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect::<String>()
-                    .to_ascii_lowercase();
-                if compact.contains("display:none") || compact.contains("visibility:hidden") {
-                    flags |= ctx::HIDDEN;
-                }
+            if !tokens.is_empty() {
+                tokens.push(' ');
             }
-            _ => {}
+            tokens.push_str(value.trim());
+        } else if *local == local_name!("hidden") {
+            flags |= ctx::HIDDEN;
+        } else if *local == local_name!("aria-hidden") {
+            if value.trim().eq_ignore_ascii_case("true") {
+                flags |= ctx::HIDDEN;
+            }
+        } else if *local == local_name!("style") {
+            scratch.clear();
+            scratch.extend(value.chars().filter(|c| !c.is_whitespace()));
+            scratch.make_ascii_lowercase();
+            if scratch.contains("display:none") || scratch.contains("visibility:hidden") {
+                flags |= ctx::HIDDEN;
+            }
         }
     }
     tokens.make_ascii_lowercase();
-    (tokens, flags)
+    flags
 }
 
 /// The block being collected.
@@ -491,6 +561,9 @@ struct Segmenter {
     in_title: bool,
     title_done: bool,
     full: bool,
+    /// Buffers for [`attribute_context`].
+    tokens: String,
+    scratch: String,
 }
 
 impl Segmenter {
@@ -533,8 +606,8 @@ impl Segmenter {
             p.element = *self.block_stack.last().unwrap_or(&0);
         }
         let before = p.text.len();
-        let start = push_collapsed(&mut p.text, s, &mut p.space);
-        p.has_word = p.has_word || s.chars().any(char::is_alphanumeric);
+        let (start, has_word) = push_collapsed(&mut p.text, s, &mut p.space);
+        p.has_word |= has_word;
         if self.anchor_depth > 0 && p.text.len() > before {
             let (start, end) = (start as u32, p.text.len() as u32);
             match p.anchor_spans.last_mut() {
@@ -545,8 +618,12 @@ impl Segmenter {
     }
 
     fn enter(&mut self, el: &kuchikiki::ElementData) -> bool {
-        let name = &*el.name.local;
-        let kind = kind_of(name);
+        let local = &el.name.local;
+        let known = known_tag(local);
+        let (name, kind) = match known {
+            Some(t) => (t.name, t.kind),
+            None => (&**local, kind_of(local)),
+        };
         if kind == Kind::Skip || self.skip_depth > 0 {
             // Skipped subtrees are not walked, except `head` for the `title` inside it.
             let descend = match name {
@@ -566,11 +643,11 @@ impl Segmenter {
             }
             None => (0, 0, 1),
         };
-        let (tokens, attr_flags) = attribute_context(el);
-        let vocab = if tokens.is_empty() {
+        let attr_flags = attribute_context(el, &mut self.tokens, &mut self.scratch);
+        let vocab = if self.tokens.is_empty() {
             0
         } else {
-            vocab_flags(&tokens)
+            vocab_flags(&self.tokens)
         };
         if kind == Kind::Block {
             self.flush();
@@ -580,12 +657,19 @@ impl Segmenter {
         self.page.elements.push(Element {
             first_block,
             end_block: first_block,
-            tag: intern(name),
-            tokens,
+            tag: match known {
+                Some(t) => Cow::Borrowed(t.name),
+                None => Cow::Owned(name.to_string()),
+            },
+            // An exact-size copy: most elements keep their tokens for the page's lifetime.
+            tokens: self.tokens.as_str().into(),
             parent,
             depth,
             end: index,
-            flags: parent_flags | tag_flags(name) | attr_flags | vocab,
+            flags: parent_flags
+                | known.map_or_else(|| tag_flags(name), |t| t.flags)
+                | attr_flags
+                | vocab,
             nearest_vocab: if vocab & (ctx::V_BOILER | ctx::V_GOOD) != 0 {
                 vocab
             } else {
@@ -606,10 +690,10 @@ impl Segmenter {
     }
 
     fn leave(&mut self, el: &kuchikiki::ElementData) {
-        let name = &*el.name.local;
+        let local = &el.name.local;
         if self.skip_depth > 0 {
             self.skip_depth -= 1;
-            if name == "title" && self.in_title {
+            if *local == local_name!("title") && self.in_title {
                 self.in_title = false;
                 self.title_done = !self.page.title.is_empty();
             }
@@ -624,7 +708,7 @@ impl Segmenter {
                 self.block_stack.pop();
             }
             _ => {
-                if name == "a" {
+                if *local == local_name!("a") {
                     self.anchor_depth = self.anchor_depth.saturating_sub(1);
                 }
             }
@@ -640,34 +724,63 @@ impl Segmenter {
 }
 
 /// Append `s` to `buf` with whitespace collapsed; returns the byte offset where the first word
-/// of `s` landed. `space` carries "whitespace seen since the last word" across calls.
-fn push_collapsed(buf: &mut String, s: &str, space: &mut bool) -> usize {
-    // Most text nodes are the whitespace between tags.
-    if s.bytes().all(|b| b.is_ascii_whitespace()) {
-        *space |= !s.is_empty();
-        return buf.len();
+/// of `s` landed, and whether `s` has a letter or digit. `space` carries "whitespace seen since
+/// the last word" across calls.
+fn push_collapsed(buf: &mut String, s: &str, space: &mut bool) -> (usize, bool) {
+    if !s.is_ascii() {
+        let has_word = s.chars().any(char::is_alphanumeric);
+        return (push_collapsed_unicode(buf, s, space), has_word);
     }
+    // ASCII (most text): copied in runs that need no change (words and single spaces),
+    // letters looked for on the way.
+    let body = s.trim_ascii();
+    if body.is_empty() {
+        // Most text nodes are the whitespace between tags.
+        *space |= !s.is_empty();
+        return (buf.len(), false);
+    }
+    if (*space || s.starts_with(char::is_whitespace)) && !buf.is_empty() {
+        buf.push(' ');
+    }
+    let first = buf.len();
+    let b = body.as_bytes();
+    let mut has_word = false;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_whitespace() {
+            has_word |= b[i].is_ascii_alphanumeric();
+            i += 1;
+            continue;
+        }
+        // The body ends with a word, so a run of whitespace inside it ends before its end.
+        let run = i;
+        while b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i - run > 1 || b[run] != b' ' {
+            buf.push_str(&body[copied..run]);
+            buf.push(' ');
+            copied = i;
+        }
+    }
+    buf.push_str(&body[copied..]);
+    *space = s.ends_with(char::is_whitespace);
+    (first, has_word)
+}
+
+/// [`push_collapsed`] for text with non-ASCII characters.
+fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize {
     let mut first = None;
-    let mut push = |i: usize, word: &str| {
+    for (i, word) in s.split_whitespace().enumerate() {
         let sep = i > 0 || *space || s.starts_with(char::is_whitespace);
         if sep && !buf.is_empty() {
             buf.push(' ');
         }
         first.get_or_insert(buf.len());
         buf.push_str(word);
-    };
-    if s.is_ascii() {
-        s.split_ascii_whitespace()
-            .enumerate()
-            .for_each(|(i, w)| push(i, w));
-    } else {
-        s.split_whitespace()
-            .enumerate()
-            .for_each(|(i, w)| push(i, w));
     }
-    if !s.is_empty() {
-        *space = first.is_none() || s.ends_with(char::is_whitespace);
-    }
+    *space = first.is_none() || s.ends_with(char::is_whitespace);
     first.unwrap_or(buf.len())
 }
 
@@ -806,6 +919,8 @@ fn segment_dom(document: &NodeRef, limits: SegmentLimits) -> Result<Page> {
         in_title: false,
         title_done: false,
         full: false,
+        tokens: String::new(),
+        scratch: String::new(),
     };
     let mut nodes = 0usize;
     // Iterative pre/post-order walk over first-child / next-sibling / parent links.
@@ -955,9 +1070,34 @@ mod tests {
     }
 
     #[test]
+    fn vocabulary_bits_are_those_of_every_occurrence() {
+        for tokens in [
+            "main-nav navbar",
+            "NavBar Post-Content",
+            "headerfooter",
+            "commentsharerelated",
+            "sr-only   screen-reader",
+            "größe menü-nav",
+            "",
+        ] {
+            let lower = tokens.to_ascii_lowercase();
+            let expected = VOCABULARY
+                .iter()
+                .filter(|(w, _)| lower.contains(w))
+                .fold(0, |bits, (_, b)| bits | b);
+            assert_eq!(vocab_flags(tokens), expected, "{tokens}");
+        }
+    }
+
+    #[test]
     fn short_vocabulary_words_match_whole_tokens_only() {
         assert_eq!(vocab_flags("ad-slot") & ctx::V_AD, ctx::V_AD);
         assert_eq!(vocab_flags("shadow loading") & ctx::V_AD, 0);
+        assert_eq!(vocab_flags("top ADS") & ctx::V_AD, ctx::V_AD);
+        assert_eq!(vocab_flags("ad") & ctx::V_AD, ctx::V_AD);
+        assert_eq!(vocab_flags("é-ad-é") & ctx::V_AD, ctx::V_AD);
+        assert_eq!(vocab_flags("adé") & ctx::V_AD, ctx::V_AD);
+        assert_eq!(vocab_flags("ad2") & ctx::V_AD, 0);
     }
 
     #[test]

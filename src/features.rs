@@ -252,7 +252,76 @@ fn date_regex() -> &'static Regex {
     })
 }
 
-/// Compute the text statistics of a block (one pass over its tokens).
+/// Letters and digits of one whitespace token.
+#[derive(Default)]
+struct TokenCounts {
+    /// Length in characters.
+    chars: u32,
+    letters: u32,
+    upper: u32,
+    digits: u32,
+    alnum: u32,
+    /// Whether the first letter or digit is upper-case.
+    first_upper: Option<bool>,
+}
+
+impl TokenCounts {
+    /// Count one ASCII byte.
+    fn ascii(&mut self, b: u8) {
+        self.chars += 1;
+        if b.is_ascii_alphanumeric() {
+            let upper = b.is_ascii_uppercase();
+            self.letters += u32::from(b.is_ascii_alphabetic());
+            self.upper += u32::from(upper);
+            self.digits += u32::from(b.is_ascii_digit());
+            self.alnum += 1;
+            self.first_upper.get_or_insert(upper);
+        }
+    }
+
+    /// The counts of a token with non-ASCII characters, by Unicode classes.
+    fn unicode(token: &str) -> Self {
+        let mut t = TokenCounts::default();
+        for c in token.chars() {
+            t.chars += 1;
+            if c.is_alphabetic() {
+                t.letters += 1;
+                t.upper += u32::from(c.is_uppercase());
+            }
+            if c.is_alphanumeric() {
+                t.first_upper.get_or_insert(c.is_uppercase());
+                t.alnum += 1;
+                t.digits += u32::from(c.is_numeric());
+            }
+        }
+        t
+    }
+}
+
+fn is_separator(token: &str) -> bool {
+    token.chars().count() <= 2
+        && token.chars().all(|c| {
+            matches!(
+                c,
+                '|' | '·'
+                    | '•'
+                    | '»'
+                    | '«'
+                    | '/'
+                    | '–'
+                    | '—'
+                    | '-'
+                    | '>'
+                    | '›'
+                    | '‹'
+                    | '<'
+                    | ':'
+                    | ','
+            )
+        })
+}
+
+/// Compute the text statistics of a block (one pass over its bytes).
 pub fn text_stats(block: &Block) -> TextStats {
     const MAX_LINE: i64 = 80;
     let mut s = TextStats::default();
@@ -260,20 +329,35 @@ pub fn text_stats(block: &Block) -> TextStats {
     let mut wrapped_lines = 0u32;
     let mut line_len: i64 = -1; // the first token of a line has no leading space
     let mut words_in_line = 0u32;
-    let base = block.text.as_ptr() as usize;
-    for token in block.text.split(' ') {
+    let mut has_digit = false;
+    let text = block.text.as_bytes();
+    // Tokens are the pieces between single spaces (the text is collapsed), cut by hand: ASCII
+    // tokens are counted on the way, the others again by their characters.
+    let mut start = 0;
+    let mut t = TokenCounts::default();
+    let mut ascii = true;
+    for i in 0..=text.len() {
+        match text.get(i) {
+            Some(&b' ') | None => {}
+            Some(&b) => {
+                if b.is_ascii() {
+                    t.ascii(b);
+                } else {
+                    ascii = false;
+                }
+                continue;
+            }
+        }
+        let token = &block.text[start..i];
+        // So far `t` has counted the ASCII bytes of any token.
+        has_digit |= t.digits > 0;
+        if !ascii {
+            t = TokenCounts::unicode(token);
+        }
         s.tokens += 1;
-        let offset = (token.as_ptr() as usize - base) as u32;
-        let char_len = if token.is_ascii() {
-            token.len()
-        } else {
-            token.chars().count()
-        } as i64;
-        let is_word = if token.is_ascii() {
-            token.bytes().any(|b| b.is_ascii_alphanumeric())
-        } else {
-            token.chars().any(char::is_alphanumeric)
-        };
+        let offset = start as u32;
+        let char_len = i64::from(t.chars);
+        let is_word = t.alnum > 0;
         if is_word {
             s.words += 1;
             words_in_line += 1;
@@ -283,65 +367,18 @@ pub fn text_stats(block: &Block) -> TextStats {
             if spans.peek().is_some_and(|&&(start, _)| start <= offset) {
                 s.anchor_words += 1;
             }
-            s.word_chars += char_len as u32;
-            let (mut first_upper, mut letters, mut upper, mut digits, mut alnum) =
-                (None, 0u32, 0u32, 0u32, 0u32);
-            if token.is_ascii() {
-                for b in token.bytes() {
-                    if b.is_ascii_alphabetic() {
-                        letters += 1;
-                        upper += u32::from(b.is_ascii_uppercase());
-                    }
-                    if b.is_ascii_alphanumeric() {
-                        first_upper.get_or_insert(b.is_ascii_uppercase());
-                        alnum += 1;
-                        digits += u32::from(b.is_ascii_digit());
-                    }
-                }
-            } else {
-                for c in token.chars() {
-                    if c.is_alphabetic() {
-                        letters += 1;
-                        upper += u32::from(c.is_uppercase());
-                    }
-                    if c.is_alphanumeric() {
-                        first_upper.get_or_insert(c.is_uppercase());
-                        alnum += 1;
-                        digits += u32::from(c.is_numeric());
-                    }
-                }
-            }
-            s.upper += u32::from(first_upper == Some(true));
-            if letters >= 2 && upper == letters {
+            s.word_chars += t.chars;
+            s.upper += u32::from(t.first_upper == Some(true));
+            if t.letters >= 2 && t.upper == t.letters {
                 s.all_caps += 1;
             }
-            if digits * 2 > alnum {
+            if t.digits * 2 > t.alnum {
                 s.digit_words += 1;
             }
             if token.ends_with(['.', '!', '?', '…', '。', '！', '？']) {
                 s.sentences += 1;
             }
-        } else if token.chars().count() <= 2
-            && token.chars().all(|c| {
-                matches!(
-                    c,
-                    '|' | '·'
-                        | '•'
-                        | '»'
-                        | '«'
-                        | '/'
-                        | '–'
-                        | '—'
-                        | '-'
-                        | '>'
-                        | '›'
-                        | '‹'
-                        | '<'
-                        | ':'
-                        | ','
-                )
-            })
-        {
+        } else if is_separator(token) {
             s.separators += 1;
         }
         line_len += char_len + 1;
@@ -350,6 +387,9 @@ pub fn text_stats(block: &Block) -> TextStats {
             line_len = char_len;
             words_in_line = u32::from(is_word);
         }
+        start = i + 1;
+        t = TokenCounts::default();
+        ascii = true;
     }
     let (dense_words, lines) = if wrapped_lines == 0 {
         (s.words, 1)
@@ -357,7 +397,7 @@ pub fn text_stats(block: &Block) -> TextStats {
         (s.words - words_in_line, wrapped_lines)
     };
     s.text_density = dense_words as f32 / lines as f32;
-    if block.text.bytes().any(|b| b.is_ascii_digit()) {
+    if has_digit {
         s.dates = date_regex().find_iter(&block.text).count() as u32;
     }
     s
@@ -538,33 +578,36 @@ pub fn compute(page: &Page) -> FeatureMatrix {
     for (i, s) in stats.iter().enumerate() {
         prefix[i + 1] = (prefix[i].0 + s.words, prefix[i].1 + s.anchor_words);
     }
-    // Path signatures of elements (parents come before children in pre-order).
-    let mut sig = vec![0u64; page.elements.len()];
-    for (i, e) in page.elements.iter().enumerate() {
-        let mut h = rustc_hash::FxHasher::default();
-        e.parent.map(|p| sig[p as usize]).hash(&mut h);
-        e.tag.hash(&mut h);
-        for b in e.tokens.bytes().filter(|b| !b.is_ascii_digit()) {
-            h.write_u8(b);
-        }
-        sig[i] = h.finish();
-    }
+    // Path signatures of the blocks' elements and of their parents (0 for none).
+    let mut memo = vec![None; page.elements.len()];
+    let mut chain = Vec::new();
+    let mut sig = |e: u32| path_signature(page, e, &mut memo, &mut chain);
+    let block_sig: Vec<(u64, u64)> = page
+        .blocks
+        .iter()
+        .map(|b| {
+            (
+                sig(b.element),
+                page.element_of(b).parent.map_or(0, &mut sig),
+            )
+        })
+        .collect();
     // Per path group: blocks, words, anchor words, first and last block index.
     let mut groups: FxHashMap<u64, (u32, u32, u32, u32, u32)> = FxHashMap::default();
     // Per parent path: heading blocks below it (list items whose titles are headings).
     let mut parent_headings: FxHashMap<u64, u32> = FxHashMap::default();
     for (i, (b, s)) in page.blocks.iter().zip(&stats).enumerate() {
         let g = groups
-            .entry(sig[b.element as usize])
+            .entry(block_sig[i].0)
             .or_insert((0, 0, 0, i as u32, i as u32));
         g.0 += 1;
         g.1 += s.words;
         g.2 += s.anchor_words;
         g.4 = i as u32;
-        if matches!(page.tag_of(b), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
-            if let Some(p) = page.element_of(b).parent {
-                *parent_headings.entry(sig[p as usize]).or_default() += 1;
-            }
+        if matches!(page.tag_of(b), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+            && page.element_of(b).parent.is_some()
+        {
+            *parent_headings.entry(block_sig[i].1).or_default() += 1;
         }
     }
     let largest_group = groups.values().map(|g| g.1).max().unwrap_or(0);
@@ -723,12 +766,12 @@ pub fn compute(page: &Page) -> FeatureMatrix {
             F::DupCount,
             (text_counts[block.text.as_str()] - 1) as f32,
         );
-        let g = groups[&sig[block.element as usize]];
+        let (element_sig, parent_sig) = block_sig[i];
+        let g = groups[&element_sig];
         set(&mut m, F::GroupBlocks, g.0 as f32);
         set(&mut m, F::GroupWordShare, ratio(g.1, total_words));
         set(&mut m, F::GroupLinkDensity, ratio(g.2, g.1));
         set(&mut m, F::GroupSpan, (g.4 - g.3) as f32 / n as f32);
-        let parent_sig = element.parent.map_or(0, |p| sig[p as usize]);
         set(
             &mut m,
             F::GroupHeadings,
@@ -763,6 +806,35 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         set(&mut m, F::PageWords, total_words as f32);
     }
     m
+}
+
+/// The path signature of element `e`: a hash of its tag and class/id tokens (digits ignored)
+/// and of its parent's signature. Memoised in `memo`, and computed only for the elements asked
+/// for and their ancestors, as most elements hold no block; `chain` is a buffer.
+fn path_signature(page: &Page, e: u32, memo: &mut [Option<u64>], chain: &mut Vec<u32>) -> u64 {
+    chain.clear();
+    let mut next = Some(e);
+    while let Some(i) = next {
+        if memo[i as usize].is_some() {
+            break;
+        }
+        chain.push(i);
+        next = page.elements[i as usize].parent;
+    }
+    // From the outermost new ancestor down, so that each parent is known before its children.
+    for &i in chain.iter().rev() {
+        let el = &page.elements[i as usize];
+        let mut h = rustc_hash::FxHasher::default();
+        el.parent
+            .map(|p| memo[p as usize].expect("parent signature computed first"))
+            .hash(&mut h);
+        el.tag.hash(&mut h);
+        for b in el.tokens.bytes().filter(|b| !b.is_ascii_digit()) {
+            h.write_u8(b);
+        }
+        memo[i as usize] = Some(h.finish());
+    }
+    memo[e as usize].expect("signature computed")
 }
 
 /// Only the first words of a block are compared with the title: titles are short, and long

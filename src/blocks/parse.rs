@@ -82,24 +82,24 @@ impl Bounded {
         n <= self.max_nodes
     }
 
-    /// Whether a node or text may be attached. Text next to a text node (`beside`) is merged
-    /// into it and makes no node.
-    fn admit(&self, child: &NodeOrText<NodeRef>, beside: Option<NodeRef>) -> bool {
+    /// Whether a node or text may be attached. Text next to a text node (`beside`, looked up
+    /// only for text) is merged into it and makes no node.
+    fn admit(&self, child: &NodeOrText<NodeRef>, beside: impl FnOnce() -> Option<NodeRef>) -> bool {
         match child {
             // Nothing reads comments: they are not kept, so a page of comments costs nothing.
-            NodeOrText::AppendNode(n)
-                if matches!(
+            NodeOrText::AppendNode(n) => {
+                !matches!(
                     n.data(),
                     NodeData::Comment(_) | NodeData::ProcessingInstruction(_)
-                ) =>
-            {
-                false
+                ) && self.made.get() <= self.max_nodes
             }
-            NodeOrText::AppendNode(_) => self.made.get() <= self.max_nodes,
-            NodeOrText::AppendText(_) if beside.is_some_and(|n| n.as_text().is_some()) => {
-                self.made.get() <= self.max_nodes
+            NodeOrText::AppendText(_) => {
+                if beside().is_some_and(|n| n.as_text().is_some()) {
+                    self.made.get() <= self.max_nodes
+                } else {
+                    self.count()
+                }
             }
-            NodeOrText::AppendText(_) => self.count(),
         }
     }
 }
@@ -142,7 +142,7 @@ impl TreeSink for Bounded {
     }
 
     fn append(&self, parent: &NodeRef, child: NodeOrText<NodeRef>) {
-        if self.admit(&child, parent.last_child()) {
+        if self.admit(&child, || parent.last_child()) {
             self.inner.append(parent, child);
         }
     }
@@ -153,10 +153,12 @@ impl TreeSink for Bounded {
         prev_element: &NodeRef,
         child: NodeOrText<NodeRef>,
     ) {
-        let beside = if element.parent().is_some() {
-            element.previous_sibling()
-        } else {
-            prev_element.last_child()
+        let beside = || {
+            if element.parent().is_some() {
+                element.previous_sibling()
+            } else {
+                prev_element.last_child()
+            }
         };
         if self.admit(&child, beside) {
             self.inner
@@ -189,7 +191,7 @@ impl TreeSink for Bounded {
     }
 
     fn append_before_sibling(&self, sibling: &NodeRef, new_node: NodeOrText<NodeRef>) {
-        if self.admit(&new_node, sibling.previous_sibling()) {
+        if self.admit(&new_node, || sibling.previous_sibling()) {
             self.inner.append_before_sibling(sibling, new_node);
         }
     }
