@@ -98,6 +98,9 @@ struct TrainArgs {
     /// Random seed.
     #[arg(long)]
     seed: Option<u64>,
+    /// Forests of a stacked model (2 to 5).
+    #[arg(long)]
+    stages: Option<usize>,
     /// Row weighting: block, page or words.
     #[arg(long)]
     weighting: Option<String>,
@@ -223,8 +226,7 @@ fn main() -> ExitCode {
         Command::Blocks(args) => blocks(args),
         Command::Extract(args) => extract(args),
         Command::Features => {
-            print!("{}", textsift::features::schema_markdown());
-            Ok(ExitCode::SUCCESS)
+            emit(&textsift::features::schema_markdown()).map(|()| ExitCode::SUCCESS)
         }
         Command::Train(args) => train(args),
         Command::Eval(args) => eval(args),
@@ -240,6 +242,15 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Write to stdout, returning its error rather than panicking as `print!` does, so that a
+/// closed pipe (`textsift model-info | head -1`) ends the command quietly.
+fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -481,7 +492,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
          min_samples_leaf => recipe.model.min_samples_leaf,
          feature_fraction => recipe.model.feature_fraction,
          rows_per_tree => recipe.model.rows_per_tree, balance => recipe.model.balance,
-         seed => recipe.model.seed, min_aligned => recipe.labels.min_aligned,
+         seed => recipe.model.seed, stages => recipe.model.stages, min_aligned => recipe.labels.min_aligned,
          folds => recipe.cv.folds);
     if let Some(w) = &args.weighting {
         recipe.model.weighting = toml::Value::String(w.clone())
@@ -505,11 +516,12 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let t1 = Instant::now();
     let cv = if recipe.cv.folds >= 2 {
         let cv = train::cross_validate(&pages, &recipe)?;
-        println!(
-            "Cross-validation, {} folds grouped by domain, threshold {:.2}:\n",
-            recipe.cv.folds, cv.threshold
-        );
-        println!("{}", cv.all.markdown());
+        emit(&format!(
+            "Cross-validation, {} folds grouped by domain, threshold {:.2}:\n\n{}\n",
+            recipe.cv.folds,
+            cv.threshold,
+            cv.all.markdown()
+        ))?;
         if let Some(path) = &args.oof {
             let mut out = BufWriter::new(
                 std::fs::File::create(path)
@@ -577,10 +589,13 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         .map(|p| model.scores(&p.features, &p.texts))
         .collect::<textsift::Result<Vec<_>>>()?;
     let e = train::evaluate_scores(&pages, &scores, &decoding);
-    println!("{}", e.markdown());
+    emit(&format!("{}\n", e.markdown()))?;
     let oracle = train::oracle(&pages);
     if args.oracle {
-        println!("Oracle (derived labels):\n\n{}", oracle.markdown());
+        emit(&format!(
+            "Oracle (derived labels):\n\n{}\n",
+            oracle.markdown()
+        ))?;
     }
     if let Some(path) = &args.pages {
         let mut out = BufWriter::new(
@@ -602,25 +617,24 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
 fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let model = load_model(path.as_ref())?;
     let i = &model.info;
-    println!("kind: {}", model.describe());
-    println!(
-        "trained: {} by textsift {} on {} ({} pages, {} blocks)",
+    let d = model.default_decoding();
+    let mut text = format!(
+        "kind: {}\ntrained: {} by textsift {} on {} ({} pages, {} blocks)\nthreshold: {}\n\
+         decoder: {} (headings attached: {})\n",
+        model.describe(),
         i.date,
         i.version,
         i.data.join(", "),
         i.pages,
-        i.blocks
-    );
-    println!("threshold: {}", i.threshold);
-    let d = model.default_decoding();
-    println!(
-        "decoder: {} (headings attached: {})",
+        i.blocks,
+        i.threshold,
         train::describe(&d.decoder),
         d.attach_headings
     );
     for (k, v) in &i.cv {
-        println!("cv.{k}: {v:.4}");
+        text.push_str(&format!("cv.{k}: {v:.4}\n"));
     }
-    println!("recipe:\n{}", i.recipe);
+    text.push_str(&format!("recipe:\n{}\n", i.recipe));
+    emit(&text)?;
     Ok(ExitCode::SUCCESS)
 }

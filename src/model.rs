@@ -62,18 +62,19 @@ pub struct ModelInfo {
     pub decoding: Option<Decoding>,
 }
 
-/// The payload of a model file: the first forest and, for a stacked model, the second one,
-/// which also sees the first one's scores of the whole page ([`crate::context`]).
+/// The payload of a model file: the first forest and, for a stacked model, the later ones,
+/// each of which also sees the previous one's scores of the whole page ([`crate::context`]).
 #[derive(Debug, Serialize, Deserialize)]
 struct Classifier {
     first: Forest,
     second: Option<SecondStage>,
 }
 
-/// The second forest of a stacked model and the corpus lexicon behind two of its columns.
+/// The later forests of a stacked model, in order, and the corpus lexicon behind two of
+/// their columns.
 #[derive(Debug, Serialize, Deserialize)]
 struct SecondStage {
-    forest: Forest,
+    forests: Vec<Forest>,
     lexicon: Lexicon,
 }
 
@@ -123,10 +124,15 @@ impl Model {
             )));
         }
         if let Some(s) = second {
-            if s.forest.n_features() != N_STACKED {
+            if s.forests.is_empty() {
+                return Err(Error::Model(
+                    "corrupt model: a stacked model without later stages".into(),
+                ));
+            }
+            if let Some(f) = s.forests.iter().find(|f| f.n_features() != N_STACKED) {
                 return Err(Error::Model(format!(
-                    "the second-stage forest has {} features, the schema {N_STACKED}",
-                    s.forest.n_features()
+                    "a later-stage forest has {} features, the schema {N_STACKED}",
+                    f.n_features()
                 )));
             }
             if !s.lexicon.is_consistent() {
@@ -136,14 +142,16 @@ impl Model {
         Ok(Model { info, classifier })
     }
 
-    /// Train the model of `info.kind` on training rows.
+    /// Train the model of `info.kind` on training rows; a stacked model gets `stages`
+    /// forests in all.
     pub fn train_rows(
         info: ModelInfo,
         data: &TrainingRows,
         params: &ForestParams,
+        stages: usize,
     ) -> Result<Model> {
         if info.kind == ModelKind::Stacked {
-            Model::train_stacked(info, data, params)
+            Model::train_stacked(info, data, params, stages)
         } else {
             Model::train(info, &data.rows, &data.labels, Some(&data.weights), params)
         }
@@ -162,14 +170,21 @@ impl Model {
         Model::new(info, forest)
     }
 
-    /// Train a stacked model: a first forest whose trees each see about half of the `groups`
-    /// (one id per row, the page's site), then a second forest on the features plus the
-    /// context of the first forest's out-of-group scores ([`crate::context`]).
+    /// Train a stacked model of `stages` (at least 2) forests: a first forest whose trees each
+    /// see about half of the `groups` (one id per row, the page's site), then forests on the
+    /// features plus the context of the previous forest's out-of-group scores
+    /// ([`crate::context`]); all but the last are fitted so as to give such scores.
     pub fn train_stacked(
         info: ModelInfo,
         data: &TrainingRows,
         params: &ForestParams,
+        stages: usize,
     ) -> Result<Model> {
+        if stages < 2 {
+            return Err(Error::Training(format!(
+                "a stacked model needs at least 2 stages, not {stages}"
+            )));
+        }
         if data.pages.iter().sum::<usize>() != data.labels.len()
             || data.text_keys.len() != data.labels.len()
         {
@@ -188,38 +203,50 @@ impl Model {
         )
         .map_err(fail)?;
         let (lexicon, corpus) = Lexicon::build(&data.text_keys, &data.labels, &data.groups);
-        let mut stacked = Vec::with_capacity(data.labels.len() * N_STACKED);
-        let mut start = 0;
-        for &n in &data.pages {
-            let m = FeatureMatrix {
-                data: data.rows[start * N_FEATURES..(start + n) * N_FEATURES].to_vec(),
+        let mut scores = oob;
+        let mut forests = Vec::with_capacity(stages - 1);
+        for stage in 1..stages {
+            let mut stacked = Vec::with_capacity(data.labels.len() * N_STACKED);
+            let mut start = 0;
+            for &n in &data.pages {
+                let m = FeatureMatrix {
+                    data: data.rows[start * N_FEATURES..(start + n) * N_FEATURES].to_vec(),
+                };
+                let rows = start..start + n;
+                stacked.extend(stacked_rows(&m, &scores[rows.clone()], &corpus[rows]));
+                start += n;
+            }
+            // Every later tree sees all the context columns, and a share of the features.
+            let stage_params = ForestParams {
+                seed: params.seed.wrapping_add(stage as u64),
+                always_last: N_STACKED - N_FEATURES,
+                ..params.clone()
             };
-            let rows = start..start + n;
-            stacked.extend(stacked_rows(&m, &oob[rows.clone()], &corpus[rows]));
-            start += n;
+            let (labels, weights) = (&data.labels, Some(data.weights.as_slice()));
+            if stage + 1 < stages {
+                let (forest, oob) = Forest::fit_grouped(
+                    &stacked,
+                    N_STACKED,
+                    labels,
+                    weights,
+                    &data.groups,
+                    &stage_params,
+                )
+                .map_err(fail)?;
+                forests.push(forest);
+                scores = oob;
+            } else {
+                forests.push(
+                    Forest::fit(&stacked, N_STACKED, labels, weights, &stage_params)
+                        .map_err(fail)?,
+                );
+            }
         }
-        // Every second-stage tree sees all the context columns, and a share of the features.
-        let second_params = ForestParams {
-            seed: params.seed.wrapping_add(1),
-            always_last: N_STACKED - N_FEATURES,
-            ..params.clone()
-        };
-        let second = Forest::fit(
-            &stacked,
-            N_STACKED,
-            &data.labels,
-            Some(&data.weights),
-            &second_params,
-        )
-        .map_err(fail)?;
         Model::assemble(
             info,
             Classifier {
                 first,
-                second: Some(SecondStage {
-                    forest: second,
-                    lexicon,
-                }),
+                second: Some(SecondStage { forests, lexicon }),
             },
         )
     }
@@ -260,8 +287,8 @@ impl Model {
         let (info, classifier): (ModelInfo, Classifier) =
             crate::serial::decode(bytes, schema_hash())?;
         if deep {
-            let second = classifier.second.as_ref().map(|s| &s.forest);
-            for forest in std::iter::once(&classifier.first).chain(second) {
+            let later = classifier.second.iter().flat_map(|s| &s.forests);
+            for forest in std::iter::once(&classifier.first).chain(later) {
                 forest
                     .check()
                     .map_err(|e| Error::Model(format!("corrupt model: {e}")))?;
@@ -332,16 +359,19 @@ impl Model {
                     .iter()
                     .map(|t| second.lexicon.lookup(text_key(t.as_ref())))
                     .collect();
-                second
-                    .forest
-                    .predict_scores(&stacked_rows(features, &first, &corpus), N_STACKED)
-                    .map_err(fail)
+                let mut scores = first;
+                for forest in &second.forests {
+                    scores = forest
+                        .predict_scores(&stacked_rows(features, &scores, &corpus), N_STACKED)
+                        .map_err(fail)?;
+                }
+                Ok(scores)
             }
         }
     }
 
-    /// The model in a few words, e.g. `stacked: 2 forests of 16 trees, 98 + 20 columns, a
-    /// lexicon of 9,000 texts`.
+    /// The model in a few words, e.g. `stacked: a forest of 48 trees on 98 features, then 1
+    /// more of 48 trees each on those and 20 second-stage columns, with a lexicon of 9000 texts`.
     pub fn describe(&self) -> String {
         let c = &self.classifier;
         match &c.second {
@@ -351,11 +381,12 @@ impl Model {
                 c.first.n_trees()
             ),
             Some(s) => format!(
-                "{}: a forest of {} trees on {N_FEATURES} features, then one of {} trees on \
-                 those and {} second-stage columns, with a lexicon of {} texts",
+                "{}: a forest of {} trees on {N_FEATURES} features, then {} more of {} trees \
+                 each on those and {} second-stage columns, with a lexicon of {} texts",
                 self.info.kind,
                 c.first.n_trees(),
-                s.forest.n_trees(),
+                s.forests.len(),
+                s.forests.first().map_or(0, Forest::n_trees),
                 N_STACKED - N_FEATURES,
                 s.lexicon.len()
             ),
@@ -382,7 +413,8 @@ impl Model {
             .classifier
             .second
             .as_ref()
-            .map_or(&self.classifier.first, |s| &s.forest);
+            .and_then(|s| s.forests.last())
+            .unwrap_or(&self.classifier.first);
         let mut v: Vec<(String, f64)> = SCHEMA
             .iter()
             .chain(crate::context::CONTEXT_SCHEMA)
@@ -410,6 +442,6 @@ impl Model {
                 .classifier
                 .second
                 .as_ref()
-                .map_or(0, |s| s.forest.n_trees())
+                .map_or(0, |s| s.forests.iter().map(Forest::n_trees).sum())
     }
 }

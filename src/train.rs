@@ -48,6 +48,9 @@ pub struct ModelRecipe {
     pub weighting: Weighting,
     /// Random seed: the same recipe and data give the same model.
     pub seed: u64,
+    /// Forests of a stacked model (2 or more): each after the first also sees the previous
+    /// one's scores of the whole page. Other kinds have one.
+    pub stages: usize,
 }
 
 impl Default for ModelRecipe {
@@ -62,6 +65,7 @@ impl Default for ModelRecipe {
             balance: false,
             weighting: Weighting::Words,
             seed: 42,
+            stages: 2,
         }
     }
 }
@@ -136,6 +140,12 @@ impl Recipe {
             return bad(format!(
                 "model.kind = \"tree\" needs model.trees = 1 (got {})",
                 self.model.trees
+            ));
+        }
+        if self.model.kind == ModelKind::Stacked && !(2..=5).contains(&self.model.stages) {
+            return bad(format!(
+                "model.stages must be 2 to 5 for a stacked model (got {})",
+                self.model.stages
             ));
         }
         if !(self.labels.min_aligned > 0.0 && self.labels.min_aligned <= 1.0) {
@@ -256,6 +266,7 @@ pub fn candidate_decoders(threshold: f32) -> Vec<Decoder> {
             alpha: 0.5,
         },
         Decoder::ExpectedF1 { gamma: 1.0 },
+        Decoder::ExpectedF1 { gamma: 1.2 },
         Decoder::ExpectedF1 { gamma: 1.4 },
     ]
 }
@@ -332,7 +343,12 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
         if data.rows.is_empty() {
             return Err(Error::Training(format!("fold {fold} has no training rows")));
         }
-        let model = Model::train_rows(placeholder_info(recipe), &data, &params)?;
+        let model = Model::train_rows(
+            placeholder_info(recipe),
+            &data,
+            &params,
+            recipe.model.stages,
+        )?;
         for (i, p) in pages.iter().enumerate() {
             if fold_of[i] == fold {
                 scores[i] = model.scores(&p.features, &p.texts)?;
@@ -456,7 +472,7 @@ pub fn train_final(
             info.cv.push((format!("word_f1.{t}"), m.f1));
         }
     }
-    Model::train_rows(info, &rows, &recipe.forest_params())
+    Model::train_rows(info, &rows, &recipe.forest_params(), recipe.model.stages)
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, or the date of `SOURCE_DATE_EPOCH` when set, so that a
@@ -694,6 +710,8 @@ mod tests {
         assert!(err.to_string().contains("min_aligned"), "{err}");
         let err = Recipe::from_toml("[model]\nkind = \"svm\"\n").unwrap_err();
         assert!(err.to_string().contains("svm"), "{err}");
+        let err = Recipe::from_toml("[model]\nkind = \"stacked\"\nstages = 1\n").unwrap_err();
+        assert!(err.to_string().contains("stages"), "{err}");
         let err = Recipe::from_toml("[model]\ntreez = 3\n").unwrap_err();
         assert!(err.to_string().contains("treez"), "{err}");
         let r = Recipe::from_toml("[model]\ntrees = 7\n").unwrap();

@@ -446,3 +446,21 @@ fn features_document_is_up_to_date() {
     };
     assert_eq!(tables(&doc), tables(&stdout(&out)));
 }
+
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    // As `textsift model-info | head -0`: the reader is gone before anything is written.
+    for args in [&["model-info"][..], &["features"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_textsift"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("the binary runs");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+}

@@ -193,28 +193,34 @@ fn hand_corrected_block_labels_train_a_model() {
 fn stacked_models_train_round_trip_and_repeat() {
     let dir = tempfile::tempdir().unwrap();
     let (pages, _) = annotate::load(&manifest(dir.path()), 0.5, 1 << 20).unwrap();
-    let mut recipe = small_recipe();
-    recipe.model.kind = textsift::model::ModelKind::Stacked;
-    recipe.model.trees = 4;
-    let cv = train::cross_validate(&pages, &recipe).unwrap();
-    assert!(cv.all.overall().f1 > 0.9, "{}", cv.all.markdown());
-    let train =
-        || train::train_final(&pages, &recipe, vec![], Some(&cv), "2026-01-01".into()).unwrap();
-    let model = train();
-    assert!(model.is_stacked());
-    assert_eq!(model.n_trees(), 8);
-    // The importances cover the features and the second-stage columns.
-    let names: Vec<String> = model.importances().into_iter().map(|(n, _)| n).collect();
-    assert!(names.iter().any(|n| n == "s1_window3") && names.iter().any(|n| n == "words"));
-    let bytes = model.to_bytes().unwrap();
-    assert_eq!(train().to_bytes().unwrap(), bytes);
-    let back = Model::from_bytes(&bytes).unwrap();
-    assert!(back.is_stacked());
-    for p in &pages {
-        let scores = model.scores(&p.features, &p.texts).unwrap();
-        assert_eq!(back.scores(&p.features, &p.texts).unwrap(), scores);
-        let kept: Vec<bool> = scores.iter().map(|&s| s >= 0.5).collect();
-        assert_eq!(kept, p.labels, "{}", p.id);
+    for stages in [2, 3] {
+        let mut recipe = small_recipe();
+        recipe.model.kind = textsift::model::ModelKind::Stacked;
+        recipe.model.trees = 4;
+        recipe.model.stages = stages;
+        let cv = train::cross_validate(&pages, &recipe).unwrap();
+        assert!(cv.all.overall().f1 > 0.9, "{}", cv.all.markdown());
+        let train =
+            || train::train_final(&pages, &recipe, vec![], Some(&cv), "2026-01-01".into()).unwrap();
+        let model = train();
+        assert!(model.is_stacked());
+        assert_eq!(model.n_trees(), 4 * stages);
+        // The importances cover the features and the second-stage columns.
+        let names: Vec<String> = model.importances().into_iter().map(|(n, _)| n).collect();
+        assert!(names.iter().any(|n| n == "s1_window3") && names.iter().any(|n| n == "words"));
+        let bytes = model.to_bytes().unwrap();
+        assert_eq!(train().to_bytes().unwrap(), bytes);
+        let back = Model::from_bytes(&bytes).unwrap();
+        assert!(back.is_stacked());
+        assert!(back
+            .describe()
+            .contains(&format!("then {} more", stages - 1)));
+        for p in &pages {
+            let scores = model.scores(&p.features, &p.texts).unwrap();
+            assert_eq!(back.scores(&p.features, &p.texts).unwrap(), scores);
+            let kept: Vec<bool> = scores.iter().map(|&s| s >= 0.5).collect();
+            assert_eq!(kept, p.labels, "{}", p.id);
+        }
     }
 }
 
