@@ -995,13 +995,14 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
 /// Parse an HTML document and cut it into blocks.
 pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
     let html = flatten_deep_nesting(html, MAX_NESTING);
-    let (document, attributes) = parse::parse(&html, limits.max_nodes)?;
-    segment_dom(&document, &attributes, limits)
+    let (document, attributes, elements) = parse::parse(&html, limits.max_nodes)?;
+    segment_dom(&document, &attributes, elements, limits)
 }
 
 fn segment_dom(
     document: &NodeRef,
     attributes: &parse::Attributes,
+    elements: usize,
     limits: SegmentLimits,
 ) -> Result<Page> {
     let mut s = Segmenter {
@@ -1019,6 +1020,9 @@ fn segment_dom(
         vocab_seen: FxHashMap::default(),
         scratch: String::new(),
     };
+    // Every element the walk enters was attached by the parser: room for all of them at once,
+    // rather than copying the list as it grows.
+    s.page.elements.reserve_exact(elements);
     let mut nodes = 0usize;
     // Iterative pre/post-order walk over first-child / next-sibling / parent links.
     let Some(mut node) = document.first_child() else {

@@ -6,7 +6,7 @@
 
 use crate::blocks::{ctx, Block, Page};
 use regex::Regex;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 
@@ -580,16 +580,7 @@ pub fn compute(page: &Page) -> FeatureMatrix {
             .sum(),
         None => 0,
     };
-    let title_words: FxHashSet<String> = page
-        .title
-        .split_whitespace()
-        .map(|w| {
-            let mut n = String::new();
-            normalize_word(w, &mut n);
-            n
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
+    let title_words = TitleWords::new(&page.title);
     let mut word_buf = String::new();
     let mut text_counts: FxHashMap<&str, u32> = FxHashMap::default();
     for b in &page.blocks {
@@ -775,10 +766,9 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         if !title_words.is_empty() && s.words > 0 {
             let (mut hits, mut seen) = (0u32, 0u32);
             for w in block.text.split(' ').take(TITLE_OVERLAP_WORDS) {
-                normalize_word(w, &mut word_buf);
-                if !word_buf.is_empty() {
+                if let Some(hit) = title_words.contains(w, &mut word_buf) {
                     seen += 1;
-                    hits += u32::from(title_words.contains(&word_buf));
+                    hits += u32::from(hit);
                 }
             }
             set(&mut m, F::TitleOverlap, ratio(hits, seen));
@@ -862,6 +852,67 @@ fn path_signature(page: &Page, e: u32, memo: &mut [Option<u64>], chain: &mut Vec
 /// Only the first words of a block are compared with the title: titles are short, and long
 /// blocks are not headings.
 const TITLE_OVERLAP_WORDS: usize = 40;
+
+/// The words of the title, normalized as by [`normalize_word`], without repeats. Titles are
+/// short, so a block's words are looked up by comparing lengths and bytes, with no copy or hash
+/// for ASCII words.
+struct TitleWords {
+    words: Vec<String>,
+    /// Bit `l` is set when a word of `l` bytes is in the title (bit 63: 63 bytes or more).
+    lengths: u64,
+}
+
+impl TitleWords {
+    fn new(title: &str) -> Self {
+        let mut words: Vec<String> = Vec::new();
+        let mut n = String::new();
+        for w in title.split_whitespace() {
+            normalize_word(w, &mut n);
+            if !n.is_empty() && !words.contains(&n) {
+                words.push(n.clone());
+            }
+        }
+        let lengths = words.iter().fold(0, |l, w| l | Self::length_bit(w.len()));
+        Self { words, lengths }
+    }
+
+    fn length_bit(len: usize) -> u64 {
+        1 << len.min(63)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Whether the normalized `w` is a title word; `None` when it normalizes to nothing.
+    /// `buf` holds the normalized form of words with non-ASCII characters.
+    fn contains(&self, w: &str, buf: &mut String) -> Option<bool> {
+        if w.is_ascii() {
+            // Leading and trailing bytes that are not letters or digits are cut.
+            let b = w.as_bytes();
+            let start = b.iter().position(u8::is_ascii_alphanumeric)?;
+            let end = b
+                .iter()
+                .rposition(u8::is_ascii_alphanumeric)
+                .map_or(start, |e| e + 1);
+            let w = &b[start..end];
+            if self.lengths & Self::length_bit(w.len()) == 0 {
+                return Some(false);
+            }
+            // Title words are lower-case: ASCII ones match ignoring case, others never do.
+            return Some(
+                self.words
+                    .iter()
+                    .any(|t| t.as_bytes().eq_ignore_ascii_case(w)),
+            );
+        }
+        normalize_word(w, buf);
+        if buf.is_empty() {
+            return None;
+        }
+        Some(self.lengths & Self::length_bit(buf.len()) != 0 && self.words.contains(buf))
+    }
+}
 
 /// Lower-case `w` without its leading and trailing punctuation, into `out`.
 fn normalize_word(w: &str, out: &mut String) {

@@ -48,7 +48,9 @@ impl Attributes {
 /// Parse a document (with scripting disabled, as a client without scripts would), refusing it
 /// when it makes more than `max_nodes` nodes. Elements are made without attributes; the ones
 /// segmentation reads are returned beside the tree.
-pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes)> {
+/// Also returns the number of elements attached to the tree, so that the walk can make room
+/// for them at once.
+pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes, usize)> {
     let html = cap_attributes(html, MAX_ATTRIBUTES);
     let made = Rc::new(Cell::new(0usize));
     let sink = Bounded {
@@ -56,6 +58,7 @@ pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes
         made: Rc::clone(&made),
         max_nodes,
         attributes: RefCell::default(),
+        elements: Cell::new(0),
     };
     let mut opts = html5ever::ParseOpts::default();
     opts.tree_builder.scripting_enabled = false;
@@ -77,7 +80,11 @@ pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes
     if made.get() > max_nodes {
         return Err(too_many(max_nodes));
     }
-    Ok((sink.inner.document_node, sink.attributes.into_inner()))
+    Ok((
+        sink.inner.document_node,
+        sink.attributes.into_inner(),
+        sink.elements.get(),
+    ))
 }
 
 fn too_many(max_nodes: usize) -> Error {
@@ -93,6 +100,8 @@ struct Bounded {
     made: Rc<Cell<usize>>,
     max_nodes: usize,
     attributes: RefCell<Attributes>,
+    /// Elements made while under the limit.
+    elements: Cell<usize>,
 }
 
 impl Bounded {
@@ -157,6 +166,8 @@ impl TreeSink for Bounded {
         let mut attrs = attrs;
         attrs.retain(|a| super::attribute_is_read(&a.name.local));
         let element = self.inner.create_element(name, Vec::new(), flags);
+        self.elements
+            .set(self.elements.get() + usize::from(attached));
         if attached && !attrs.is_empty() {
             let key = Rc::as_ptr(&element.0);
             let entry = (element.clone(), attrs);
