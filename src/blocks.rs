@@ -15,7 +15,7 @@ use html5ever::{local_name, Attribute, LocalName};
 use kuchikiki::{NodeData, NodeRef};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 mod parse;
 pub use parse::MAX_ATTRIBUTES;
@@ -118,8 +118,9 @@ pub mod ctx {
 pub struct Element {
     /// Lower-case tag name.
     pub tag: Cow<'static, str>,
-    /// Lower-cased class, id, role and itemprop values, space-separated.
-    pub tokens: String,
+    /// Lower-cased class, id, role and itemprop values, space-separated (shared by the elements
+    /// of a page that have the same).
+    pub tokens: Arc<str>,
     /// Index of the parent element, if any.
     pub parent: Option<u32>,
     /// Nesting depth (the root `html` element is 1).
@@ -574,7 +575,9 @@ struct Segmenter {
     tokens: String,
     /// Vocabulary bits of the token strings seen on this page: pages repeat long class lists,
     /// which cost more to match again than to look up.
-    vocab_seen: FxHashMap<String, u32>,
+    vocab_seen: FxHashMap<Arc<str>, u32>,
+    /// The empty token list, shared by the elements without class or id.
+    no_tokens: Arc<str>,
     scratch: String,
 }
 
@@ -656,14 +659,16 @@ impl Segmenter {
             None => (0, 0, 1),
         };
         let attr_flags = attribute_context(attrs, &mut self.tokens, &mut self.scratch);
-        let vocab = if self.tokens.is_empty() {
-            0
-        } else if let Some(&bits) = self.vocab_seen.get(self.tokens.as_str()) {
-            bits
+        // Pages repeat the same class lists: each is matched and stored once.
+        let (tokens, vocab) = if self.tokens.is_empty() {
+            (Arc::clone(&self.no_tokens), 0)
+        } else if let Some((tokens, &bits)) = self.vocab_seen.get_key_value(self.tokens.as_str()) {
+            (Arc::clone(tokens), bits)
         } else {
             let bits = vocab_flags(&self.tokens);
-            self.vocab_seen.insert(self.tokens.clone(), bits);
-            bits
+            let tokens: Arc<str> = self.tokens.as_str().into();
+            self.vocab_seen.insert(Arc::clone(&tokens), bits);
+            (tokens, bits)
         };
         if kind == Kind::Block {
             self.flush();
@@ -677,8 +682,7 @@ impl Segmenter {
                 Some(t) => Cow::Borrowed(t.name),
                 None => Cow::Owned(name.to_string()),
             },
-            // An exact-size copy: most elements keep their tokens for the page's lifetime.
-            tokens: self.tokens.as_str().into(),
+            tokens,
             parent,
             depth,
             end: index,
@@ -1018,6 +1022,7 @@ fn segment_dom(
         full: false,
         tokens: String::new(),
         vocab_seen: FxHashMap::default(),
+        no_tokens: Arc::from(""),
         scratch: String::new(),
     };
     // Every element the walk enters was attached by the parser: room for all of them at once,
