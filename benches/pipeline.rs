@@ -1,9 +1,10 @@
 //! The parse alone against segmentation and segmentation + features, on generated article pages
-//! of about 20 KB, 200 KB and 1 MB.
+//! of about 20 KB, 200 KB and 1 MB; and loading the shipped model.
 //!
 //! `cargo bench --bench pipeline` runs the generated pages; `TEXTSIFT_BENCH_DIR=DIR cargo bench
 //! --bench pipeline` also runs over every page of a directory (files or gzip, decoded as
-//! textsift decodes them). A filter picks one group, e.g. `cargo bench --bench pipeline -- 20KB`.
+//! textsift decodes them). A filter picks one group, e.g. `cargo bench --bench pipeline -- 20KB`;
+//! `-- model` times loading the shipped model.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kuchikiki::traits::TendrilSink;
@@ -301,5 +302,21 @@ fn directory(c: &mut Criterion) {
     bench_pages(c, "directory", &pages);
 }
 
-criterion_group!(benches, generated, directory);
+/// Loading the model shipped in the binary (the budget is 20 ms), and a file from outside,
+/// which is also checked tree by tree.
+fn model_load(c: &mut Criterion) {
+    let mut g = c.benchmark_group("model");
+    g.sample_size(20);
+    g.bench_function("load embedded", |b| {
+        b.iter(|| black_box(textsift::model::Model::embedded()))
+    });
+    if let Ok(bytes) = textsift::model::Model::embedded().and_then(|m| m.to_bytes()) {
+        g.bench_function("load file bytes", |b| {
+            b.iter(|| black_box(textsift::model::Model::from_bytes(&bytes)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, generated, directory, model_load);
 criterion_main!(benches);

@@ -697,9 +697,11 @@ pub(crate) mod tests {
     #[test]
     fn pages_under_the_limit_parse_whole() {
         let html = "<div><p>one</p><p>two <b>three</b></p><!-- c --></div>";
-        let (doc, _) = parse(html, 1000).unwrap();
+        let (doc, _, elements) = parse(html, 1000).unwrap();
         // document, html, head, body, div, p, text, p, text, b, text; comments are dropped
         assert_eq!(count(&doc), 11);
+        // html, head, body, div, p, p, b
+        assert_eq!(elements, 7);
         assert!(parse(html, 10).is_ok());
         assert!(matches!(parse(html, 5), Err(Error::TooLarge(_))));
     }
