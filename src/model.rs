@@ -67,13 +67,13 @@ pub struct ModelInfo {
 #[derive(Debug, Serialize, Deserialize)]
 struct Classifier {
     first: Forest,
-    second: Option<SecondStage>,
+    later: Option<LaterStages>,
 }
 
 /// The later forests of a stacked model, in order, and the corpus lexicon behind two of
 /// their columns.
 #[derive(Debug, Serialize, Deserialize)]
-struct SecondStage {
+struct LaterStages {
     forests: Vec<Forest>,
     lexicon: Lexicon,
 }
@@ -110,20 +110,20 @@ impl Model {
             info,
             Classifier {
                 first: forest,
-                second: None,
+                later: None,
             },
         )
     }
 
     fn assemble(info: ModelInfo, classifier: Classifier) -> Result<Model> {
-        let (first, second) = (&classifier.first, &classifier.second);
+        let (first, later) = (&classifier.first, &classifier.later);
         if first.n_features() != N_FEATURES {
             return Err(Error::Model(format!(
                 "the forest has {} features, the schema {N_FEATURES}",
                 first.n_features()
             )));
         }
-        if let Some(s) = second {
+        if let Some(s) = later {
             if s.forests.is_empty() {
                 return Err(Error::Model(
                     "corrupt model: a stacked model without later stages".into(),
@@ -246,7 +246,7 @@ impl Model {
             info,
             Classifier {
                 first,
-                second: Some(SecondStage { forests, lexicon }),
+                later: Some(LaterStages { forests, lexicon }),
             },
         )
     }
@@ -287,7 +287,7 @@ impl Model {
         let (info, classifier): (ModelInfo, Classifier) =
             crate::serial::decode(bytes, schema_hash())?;
         if deep {
-            let later = classifier.second.iter().flat_map(|s| &s.forests);
+            let later = classifier.later.iter().flat_map(|s| &s.forests);
             for forest in std::iter::once(&classifier.first).chain(later) {
                 forest
                     .check()
@@ -352,15 +352,15 @@ impl Model {
             .first
             .predict_scores(&features.data, N_FEATURES)
             .map_err(fail)?;
-        match &self.classifier.second {
+        match &self.classifier.later {
             None => Ok(first),
-            Some(second) => {
+            Some(later) => {
                 let corpus: Vec<(u32, u32)> = texts
                     .iter()
-                    .map(|t| second.lexicon.lookup(text_key(t.as_ref())))
+                    .map(|t| later.lexicon.lookup(text_key(t.as_ref())))
                     .collect();
                 let mut scores = first;
-                for forest in &second.forests {
+                for forest in &later.forests {
                     scores = forest
                         .predict_scores(&stacked_rows(features, &scores, &corpus), N_STACKED)
                         .map_err(fail)?;
@@ -374,7 +374,7 @@ impl Model {
     /// more of 48 trees each on those and 20 second-stage columns, with a lexicon of 9000 texts`.
     pub fn describe(&self) -> String {
         let c = &self.classifier;
-        match &c.second {
+        match &c.later {
             None => format!(
                 "{}: {} trees, {N_FEATURES} features",
                 self.info.kind,
@@ -396,14 +396,14 @@ impl Model {
     /// Texts in the corpus lexicon of a stacked model (0 otherwise).
     pub fn lexicon_len(&self) -> usize {
         self.classifier
-            .second
+            .later
             .as_ref()
             .map_or(0, |s| s.lexicon.len())
     }
 
-    /// Whether the model has a second stage.
+    /// Whether the model has later stages (is stacked).
     pub fn is_stacked(&self) -> bool {
-        self.classifier.second.is_some()
+        self.classifier.later.is_some()
     }
 
     /// Feature importances (normalised to sum 1), by feature name, largest first: those of the
@@ -411,7 +411,7 @@ impl Model {
     pub fn importances(&self) -> Vec<(String, f64)> {
         let last = self
             .classifier
-            .second
+            .later
             .as_ref()
             .and_then(|s| s.forests.last())
             .unwrap_or(&self.classifier.first);
@@ -440,7 +440,7 @@ impl Model {
         self.classifier.first.n_trees()
             + self
                 .classifier
-                .second
+                .later
                 .as_ref()
                 .map_or(0, |s| s.forests.iter().map(Forest::n_trees).sum())
     }
