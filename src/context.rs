@@ -13,7 +13,7 @@
 //! `parent_*`, `grandparent_*`, `ancestor3_*` or `group_*` features), so the same columns can
 //! be computed for hand-labelled block records, which carry features but no DOM.
 
-use crate::features::{schema, FeatureDef, FeatureMatrix, F, N_FEATURES};
+use crate::features::{schema, FeatureDef, F, N_FEATURES};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -166,9 +166,10 @@ impl Lexicon {
 }
 
 /// A container key built from the bits of some feature values.
-fn key(m: &FeatureMatrix, i: usize, fs: &[F]) -> u128 {
-    fs.iter()
-        .fold(0u128, |k, &f| (k << 32) ^ u128::from(m.get(i, f).to_bits()))
+fn key(features: &[f32], i: usize, fs: &[F]) -> u128 {
+    fs.iter().fold(0u128, |k, &f| {
+        (k << 32) ^ u128::from(features[i * N_FEATURES + f as usize].to_bits())
+    })
 }
 
 /// Mean of `scores` weighted by `weights` over the blocks sharing a key, per block.
@@ -190,13 +191,20 @@ fn keyed_means(keys: &[u128], scores: &[f32], weights: &[f32]) -> Vec<f32> {
 /// Second-stage rows of one page (row-major, [`N_STACKED`] values per block) from its
 /// features, the first model's `scores` and each block's corpus counts (sites, content sites;
 /// see [`Lexicon`]).
-pub fn stacked_rows(m: &FeatureMatrix, scores: &[f32], corpus: &[(u32, u32)]) -> Vec<f32> {
-    let n = m.rows().min(scores.len()).min(corpus.len());
+///
+/// `features` is the page's feature rows ([`crate::features::FeatureMatrix::data`]), borrowed so that training
+/// can pass each page's rows without copying them.
+pub fn stacked_rows(features: &[f32], scores: &[f32], corpus: &[(u32, u32)]) -> Vec<f32> {
+    let n = (features.len() / N_FEATURES)
+        .min(scores.len())
+        .min(corpus.len());
     let mut out = Vec::with_capacity(n * N_STACKED);
     if n == 0 {
         return out;
     }
-    let words: Vec<f32> = (0..n).map(|i| m.get(i, F::Words)).collect();
+    let words: Vec<f32> = (0..n)
+        .map(|i| features[i * N_FEATURES + F::Words as usize])
+        .collect();
     let weights: Vec<f32> = words.iter().map(|w| w + 1.0).collect();
     let page_words: f32 = words.iter().sum();
     let content = |i: usize| scores[i] >= 0.5;
@@ -213,7 +221,7 @@ pub fn stacked_rows(m: &FeatureMatrix, scores: &[f32], corpus: &[(u32, u32)]) ->
         ((pre_sw[b] - pre_sw[a]) / (pre_w[b] - pre_w[a])) as f32
     };
     let keyed = |fs: &[F]| {
-        let keys: Vec<u128> = (0..n).map(|i| key(m, i, fs)).collect();
+        let keys: Vec<u128> = (0..n).map(|i| key(features, i, fs)).collect();
         keyed_means(&keys, scores, &weights)
     };
     let group = keyed(&[
@@ -320,7 +328,7 @@ pub fn stacked_rows(m: &FeatureMatrix, scores: &[f32], corpus: &[(u32, u32)]) ->
         if content(i) {
             before += words[i];
         }
-        out.extend_from_slice(m.row(i));
+        out.extend_from_slice(&features[i * N_FEATURES..(i + 1) * N_FEATURES]);
         out.extend_from_slice(&c);
     }
     out
@@ -329,6 +337,7 @@ pub fn stacked_rows(m: &FeatureMatrix, scores: &[f32], corpus: &[(u32, u32)]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::FeatureMatrix;
 
     fn page(words: &[f32]) -> FeatureMatrix {
         let mut data = vec![0.0; words.len() * N_FEATURES];
@@ -349,7 +358,7 @@ mod tests {
         let m = page(&[1.0, 9.0, 4.0, 1.0, 3.0]);
         let s = [0.1, 0.9, 0.6, 0.2, 0.8];
         let corpus = [(0, 0), (4, 1), (0, 0), (0, 0), (2, 2)];
-        let rows = stacked_rows(&m, &s, &corpus);
+        let rows = stacked_rows(&m.data, &s, &corpus);
         assert_eq!(col(&rows, C::LexSites), [0.0, 4.0, 0.0, 0.0, 2.0]);
         assert_eq!(col(&rows, C::LexContent), [-1.0, 0.25, -1.0, -1.0, 1.0]);
         assert_eq!(rows.len(), 5 * N_STACKED);
@@ -379,14 +388,14 @@ mod tests {
     fn containers_come_from_equal_features() {
         let mut m = page(&[1.0, 1.0, 1.0]);
         m.data[2 * N_FEATURES + F::ParentWordShare as usize] = 0.5;
-        let rows = stacked_rows(&m, &[1.0, 0.0, 0.25], &[(0, 0); 3]);
+        let rows = stacked_rows(&m.data, &[1.0, 0.0, 0.25], &[(0, 0); 3]);
         assert_eq!(col(&rows, C::Parent), [0.5, 0.5, 0.25]);
         assert_eq!(col(&rows, C::Distance), [1.0, 1.0 / 3.0, 2.0 / 3.0]);
     }
 
     #[test]
     fn empty_page() {
-        assert!(stacked_rows(&FeatureMatrix::default(), &[], &[]).is_empty());
+        assert!(stacked_rows(&[], &[], &[]).is_empty());
     }
 
     #[test]

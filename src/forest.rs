@@ -514,28 +514,27 @@ impl Forest {
             if let Some(c) = m.columns.iter().find(|&&c| c >= self.n_features) {
                 return bad(format!("tree {t} reads column {c} of {}", self.n_features));
             }
-            let tree = serde_json::to_value(&m.tree)
+            // The tree's public serialized form, read back as only the parts checked here: no
+            // private field of smartcore's is named in this crate's types.
+            let tree: TreeShape = serde_json::to_vec(&m.tree)
+                .and_then(|json| serde_json::from_slice(&json))
                 .map_err(|e| ForestError::Shape(format!("tree {t}: {e}")))?;
-            let nodes = tree["nodes"].as_array().map_or(&[][..], Vec::as_slice);
-            let classes = tree["classes"].as_array().map_or(0, Vec::len);
+            let (nodes, classes) = (&tree.nodes, tree.classes.len());
             if nodes.is_empty() || classes == 0 {
                 return bad(format!("tree {t} is empty"));
             }
-            if tree["num_features"].as_u64() != Some(m.columns.len() as u64) {
+            if tree.num_features != Some(m.columns.len() as u64) {
                 return bad(format!("tree {t} does not match its columns"));
             }
             for (i, node) in nodes.iter().enumerate() {
-                let index = |key: &str| node[key].as_u64().map(|v| v as usize);
-                let child_ok = |c: Option<usize>| c.is_some_and(|c| c > i && c < nodes.len());
-                let ok = index("output").is_some_and(|o| o < classes)
-                    && match (&node["true_child"], &node["false_child"]) {
-                        (serde_json::Value::Null, _) => true,
-                        _ => {
-                            child_ok(index("true_child"))
-                                && child_ok(index("false_child"))
-                                && index("split_feature").is_some_and(|f| f < m.columns.len())
-                        }
-                    };
+                let below = |v: Option<u64>, n: usize| v.is_some_and(|v| v < n as u64);
+                let child_ok =
+                    |c: Option<u64>| c.is_some_and(|c| c > i as u64) && below(c, nodes.len());
+                let ok = below(node.output, classes)
+                    && (node.true_child.is_none()
+                        || (child_ok(node.true_child)
+                            && child_ok(node.false_child)
+                            && below(node.split_feature, m.columns.len())));
                 if !ok {
                     return bad(format!("tree {t} has a broken node {i}"));
                 }
@@ -543,6 +542,25 @@ impl Forest {
         }
         Ok(())
     }
+}
+
+/// What [`Forest::check`] reads of a tree's serialized form; other fields are skipped.
+#[derive(Deserialize)]
+struct TreeShape {
+    #[serde(default)]
+    nodes: Vec<NodeShape>,
+    #[serde(default)]
+    classes: Vec<serde::de::IgnoredAny>,
+    num_features: Option<u64>,
+}
+
+/// What [`Forest::check`] reads of a tree node.
+#[derive(Deserialize)]
+struct NodeShape {
+    output: Option<u64>,
+    split_feature: Option<u64>,
+    true_child: Option<u64>,
+    false_child: Option<u64>,
 }
 
 #[cfg(test)]

@@ -209,11 +209,9 @@ impl Model {
             let mut stacked = Vec::with_capacity(data.labels.len() * N_STACKED);
             let mut start = 0;
             for &n in &data.pages {
-                let m = FeatureMatrix {
-                    data: data.rows[start * N_FEATURES..(start + n) * N_FEATURES].to_vec(),
-                };
+                let features = &data.rows[start * N_FEATURES..(start + n) * N_FEATURES];
                 let rows = start..start + n;
-                stacked.extend(stacked_rows(&m, &scores[rows.clone()], &corpus[rows]));
+                stacked.extend(stacked_rows(features, &scores[rows.clone()], &corpus[rows]));
                 start += n;
             }
             // Every later tree sees all the context columns, and a share of the features.
@@ -362,7 +360,7 @@ impl Model {
                 let mut scores = first;
                 for forest in &later.forests {
                     scores = forest
-                        .predict_scores(&stacked_rows(features, &scores, &corpus), N_STACKED)
+                        .predict_scores(&stacked_rows(&features.data, &scores, &corpus), N_STACKED)
                         .map_err(fail)?;
                 }
                 Ok(scores)

@@ -9,14 +9,19 @@ use std::process::{Command, Output, Stdio};
 use textsift::context::CONTEXT_SCHEMA;
 use textsift::features::{N_FEATURES, SCHEMA};
 
-fn textsift(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_textsift"))
+/// Start the binary with piped output.
+fn spawn(args: &[&str], stdin: Stdio) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_textsift"))
         .args(args)
-        .stdin(Stdio::piped())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("the binary starts");
+        .expect("the binary starts")
+}
+
+fn textsift(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = spawn(args, Stdio::piped());
     let mut input = child.stdin.take().expect("stdin is piped");
     // A command that stops early may close its input before reading it.
     let _ = input.write_all(stdin.unwrap_or_default());
@@ -451,13 +456,7 @@ fn features_document_is_up_to_date() {
 fn a_closed_output_pipe_ends_quietly() {
     // As `textsift model-info | head -0`: the reader is gone before anything is written.
     for args in [&["model-info"][..], &["features"][..]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_textsift"))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary starts");
+        let mut child = spawn(args, Stdio::null());
         drop(child.stdout.take());
         let o = child.wait_with_output().expect("the binary runs");
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
