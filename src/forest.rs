@@ -3,7 +3,14 @@
 //! smartcore 0.7's own `RandomForestClassifier` has no `predict_proba` and hides its trees, and
 //! a tree's `predict_proba` is 0 or 1. So the forest is built here from public parts: each tree
 //! trains on a seeded sample of rows and a seeded subset of feature columns, and the score of a
-//! row is the share of trees voting content. Everything stays serializable through serde.
+//! row is the share of trees voting content.
+//!
+//! Once fitted, a tree is kept as a flat array of nodes ([`FlatTree`]), read from the smartcore
+//! tree's serde form: the splits and leaves smartcore learnt, with split columns mapped back to
+//! the forest's rows. Prediction then reads each row where it lies, with no matrix copied per
+//! tree, and gives exactly smartcore's decisions (a test holds the two side by side); the
+//! model file keeps only what prediction needs, and a file from outside is checked node by
+//! node in little time.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -91,34 +98,141 @@ impl ForestParams {
     }
 }
 
+/// A node of a [`FlatTree`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+struct FlatNode {
+    /// Column of the forest's rows that the split reads; [`LEAF`] for a leaf.
+    column: u32,
+    /// Rows whose value is at most this go to `left`, the others to `right`. It is smartcore's
+    /// split value (an f64) rounded down to an f32, which decides every f32 value alike.
+    threshold: f32,
+    /// Index of the child for values at most `threshold`; in a leaf, the vote (1 content).
+    left: u32,
+    /// Index of the child for the other values.
+    right: u32,
+}
+
+/// [`FlatNode::column`] of a leaf.
+const LEAF: u32 = u32::MAX;
+
+/// A fitted tree as nodes in an array, the root first, every child after its parent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct FlatTree {
+    nodes: Vec<FlatNode>,
+}
+
+impl FlatTree {
+    /// Read a fitted smartcore tree through its serde form (smartcore keeps its nodes
+    /// private), mapping its split features through `columns`, and check the result.
+    fn from_smartcore(tree: &Tree, columns: &[usize]) -> Result<FlatTree, ForestError> {
+        let broken =
+            |what: &str| ForestError::Fit(format!("a fitted tree reads as broken: {what}"));
+        let shape: TreeShape = serde_json::to_vec(tree)
+            .and_then(|json| serde_json::from_slice(&json))
+            .map_err(|e| broken(&e.to_string()))?;
+        if shape.num_features != Some(columns.len() as u64) {
+            return Err(broken("its width differs from its columns"));
+        }
+        // An index below `len`, as a u32.
+        let index = |v: Option<u64>, len: usize| {
+            v.filter(|&v| v < len as u64)
+                .and_then(|v| u32::try_from(v).ok())
+        };
+        let mut nodes = Vec::with_capacity(shape.nodes.len());
+        for n in &shape.nodes {
+            let node = match (n.true_child, n.false_child) {
+                (None, _) => {
+                    let class = index(n.output, shape.classes.len())
+                        .map(|o| shape.classes[o as usize])
+                        .ok_or_else(|| broken("a leaf without a class"))?;
+                    FlatNode {
+                        column: LEAF,
+                        threshold: 0.0,
+                        left: u32::from(class == 1),
+                        right: 0,
+                    }
+                }
+                (yes, no) => {
+                    let column = index(n.split_feature, columns.len())
+                        .ok_or_else(|| broken("a split on no column"))?;
+                    let child =
+                        |c| index(c, shape.nodes.len()).ok_or_else(|| broken("a lost child"));
+                    FlatNode {
+                        column: columns[column as usize] as u32,
+                        threshold: round_down(n.split_value.unwrap_or(f64::NAN)),
+                        left: child(yes)?,
+                        right: child(no)?,
+                    }
+                }
+            };
+            nodes.push(node);
+        }
+        let tree = FlatTree { nodes };
+        tree.check(usize::MAX, columns).map_err(|e| broken(&e))?;
+        Ok(tree)
+    }
+
+    /// Every split reads one of `columns` (below `n_features`), every child comes after its
+    /// parent and exists, every leaf votes 0 or 1: then prediction stays in bounds and ends.
+    fn check(&self, n_features: usize, columns: &[usize]) -> Result<(), String> {
+        if self.nodes.is_empty() {
+            return Err("no nodes".into());
+        }
+        let len = self.nodes.len();
+        for (i, n) in self.nodes.iter().enumerate() {
+            let ok = if n.column == LEAF {
+                n.left <= 1
+            } else {
+                let child = |c: u32| (c as usize) > i && (c as usize) < len;
+                let column = n.column as usize;
+                column < n_features && columns.contains(&column) && child(n.left) && child(n.right)
+            };
+            if !ok {
+                return Err(format!("broken node {i}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The tree's vote (1 content, 0 boilerplate) for one row of the forest's columns.
+    fn vote(&self, row: &[f32]) -> u32 {
+        let mut i = 0;
+        loop {
+            let n = &self.nodes[i];
+            if n.column == LEAF {
+                return n.left;
+            }
+            // As in training, NaN and infinite values are read as 0.
+            let v = clean(row[n.column as usize]);
+            i = if v <= n.threshold { n.left } else { n.right } as usize;
+        }
+    }
+}
+
+/// The largest f32 at most `t` (NaN stays NaN): for any f32 `x`, `x <= round_down(t)` exactly
+/// when `f64::from(x) <= t`, smartcore's test.
+fn round_down(t: f64) -> f32 {
+    let r = t as f32;
+    if f64::from(r) > t {
+        r.next_down()
+    } else {
+        r
+    }
+}
+
 /// One tree and the columns it was trained on.
 #[derive(Debug, Serialize, Deserialize)]
 struct Member {
     columns: Vec<usize>,
-    tree: Tree,
+    tree: FlatTree,
 }
 
 impl Member {
-    /// The tree's class for the rows `idx` of row-major `rows`.
-    fn predict_rows(
-        &self,
-        rows: &[f32],
-        n_features: usize,
-        idx: &[usize],
-    ) -> Result<Vec<u32>, ForestError> {
-        if idx.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut x = Vec::with_capacity(idx.len() * self.columns.len());
-        for &r in idx {
-            let row = &rows[r * n_features..(r + 1) * n_features];
-            x.extend(self.columns.iter().map(|&c| clean(row[c])));
-        }
-        let matrix = DenseMatrix::new(idx.len(), self.columns.len(), x, false)
-            .map_err(|e| ForestError::Shape(e.to_string()))?;
-        self.tree
-            .predict(&matrix)
-            .map_err(|e| ForestError::Fit(e.to_string()))
+    /// The tree's votes for the rows `idx` of row-major `rows`.
+    fn predict_rows(&self, rows: &[f32], n_features: usize, idx: &[usize]) -> Vec<u32> {
+        idx.iter()
+            .map(|&r| self.tree.vote(&rows[r * n_features..(r + 1) * n_features]))
+            .collect()
     }
 }
 
@@ -129,6 +243,9 @@ pub struct Forest {
     members: Vec<Member>,
     /// The answer for every row when the training data had a single class (no trees then).
     constant: Option<f32>,
+    /// smartcore's impurity-based importances of the trees when they were fitted, summed per
+    /// column.
+    importances: Vec<f64>,
 }
 
 /// splitmix64: a small, well-known generator, enough for sampling rows and columns.
@@ -263,6 +380,7 @@ impl Forest {
                 n_features,
                 members: Vec::new(),
                 constant: Some(c),
+                importances: vec![0.0; n_features],
             };
             return Ok((forest, groups.map(|_| vec![c; n])));
         }
@@ -274,7 +392,7 @@ impl Forest {
         } else {
             ((free as f64 * params.feature_fraction).round() as usize).clamp(1, free)
         };
-        let members: Result<Vec<Member>, ForestError> = (0..params.n_trees)
+        let fitted: Result<Vec<(Member, Vec<f64>)>, ForestError> = (0..params.n_trees)
             .into_par_iter()
             .map(|t| {
                 let mut rng = Rng(params.seed ^ (t as u64).wrapping_mul(0xa076_1d64_78bd_642f));
@@ -363,13 +481,26 @@ impl Forest {
                 };
                 let tree =
                     Tree::fit(&x, &y, tree_params).map_err(|e| ForestError::Fit(e.to_string()))?;
-                Ok(Member { columns, tree })
+                let importances = tree.compute_feature_importances(false);
+                let tree = FlatTree::from_smartcore(&tree, &columns)?;
+                Ok((Member { columns, tree }, importances))
             })
             .collect();
+        let mut members = Vec::with_capacity(params.n_trees);
+        let mut importances = vec![0.0; n_features];
+        for (m, imp) in fitted? {
+            for (&c, v) in m.columns.iter().zip(imp) {
+                if v.is_finite() {
+                    importances[c] += v;
+                }
+            }
+            members.push(m);
+        }
         let forest = Forest {
             n_features,
-            members: members?,
+            members,
             constant: None,
+            importances,
         };
         let oob = match groups {
             Some(g) => Some(forest.out_of_group_scores(rows, g, params.seed)?),
@@ -395,7 +526,7 @@ impl Forest {
             .enumerate()
             .map(|(t, m)| {
                 let idx: Vec<usize> = (0..n).filter(|&i| left_out(seed, t, groups[i])).collect();
-                let y = m.predict_rows(rows, self.n_features, &idx)?;
+                let y = m.predict_rows(rows, self.n_features, &idx);
                 Ok((idx, y))
             })
             .collect();
@@ -442,26 +573,10 @@ impl Forest {
         if n == 0 || self.members.is_empty() {
             return Ok(vec![0.0; n]);
         }
-        // Column-major once, so that each tree's columns are copied as whole slices.
-        let mut by_column = vec![0.0f32; rows.len()];
-        for (r, row) in rows.chunks_exact(n_features).enumerate() {
-            for (c, &v) in row.iter().enumerate() {
-                by_column[c * n + r] = clean(v);
-            }
-        }
+        // Tree by tree, so that one tree's nodes stay in the cache over the rows.
         for m in &self.members {
-            let mut x = Vec::with_capacity(n * m.columns.len());
-            for &c in &m.columns {
-                x.extend_from_slice(&by_column[c * n..(c + 1) * n]);
-            }
-            let matrix = DenseMatrix::new(n, m.columns.len(), x, true)
-                .map_err(|e| ForestError::Shape(e.to_string()))?;
-            let y = m
-                .tree
-                .predict(&matrix)
-                .map_err(|e| ForestError::Fit(e.to_string()))?;
-            for (v, c) in votes.iter_mut().zip(&y) {
-                *v += u32::from(*c == 1);
+            for (v, row) in votes.iter_mut().zip(rows.chunks_exact(n_features)) {
+                *v += m.tree.vote(row);
             }
         }
         let k = self.members.len() as f32;
@@ -481,15 +596,8 @@ impl Forest {
     /// smartcore's impurity-based importances summed over trees, mapped back to the original
     /// columns and normalised to sum 1.
     pub fn feature_importances(&self) -> Vec<f64> {
-        let mut total = vec![0.0; self.n_features];
-        for m in &self.members {
-            let imp = m.tree.compute_feature_importances(false);
-            for (&c, v) in m.columns.iter().zip(imp) {
-                if v.is_finite() {
-                    total[c] += v;
-                }
-            }
-        }
+        let mut total = self.importances.clone();
+        total.resize(self.n_features, 0.0);
         let sum: f64 = total.iter().sum();
         if sum > 0.0 {
             total.iter_mut().for_each(|v| *v /= sum);
@@ -501,8 +609,7 @@ impl Forest {
 impl Forest {
     /// Check the structure of a forest read from a file, so that prediction cannot index out
     /// of bounds or loop: every column exists, every tree is non-empty, its nodes split on its
-    /// own columns, their children come after them, and their outputs are classes. smartcore
-    /// keeps a tree's nodes private, so they are read through its serde form.
+    /// own columns, their children come after them, and its leaves vote 0 or 1.
     pub fn check(&self) -> Result<(), ForestError> {
         let bad = |m: String| Err(ForestError::Shape(m));
         if let Some(c) = self.constant {
@@ -514,51 +621,31 @@ impl Forest {
             if let Some(c) = m.columns.iter().find(|&&c| c >= self.n_features) {
                 return bad(format!("tree {t} reads column {c} of {}", self.n_features));
             }
-            // The tree's public serialized form, read back as only the parts checked here: no
-            // private field of smartcore's is named in this crate's types.
-            let tree: TreeShape = serde_json::to_vec(&m.tree)
-                .and_then(|json| serde_json::from_slice(&json))
-                .map_err(|e| ForestError::Shape(format!("tree {t}: {e}")))?;
-            let (nodes, classes) = (&tree.nodes, tree.classes.len());
-            if nodes.is_empty() || classes == 0 {
-                return bad(format!("tree {t} is empty"));
-            }
-            if tree.num_features != Some(m.columns.len() as u64) {
-                return bad(format!("tree {t} does not match its columns"));
-            }
-            for (i, node) in nodes.iter().enumerate() {
-                let below = |v: Option<u64>, n: usize| v.is_some_and(|v| v < n as u64);
-                let child_ok =
-                    |c: Option<u64>| c.is_some_and(|c| c > i as u64) && below(c, nodes.len());
-                let ok = below(node.output, classes)
-                    && (node.true_child.is_none()
-                        || (child_ok(node.true_child)
-                            && child_ok(node.false_child)
-                            && below(node.split_feature, m.columns.len())));
-                if !ok {
-                    return bad(format!("tree {t} has a broken node {i}"));
-                }
+            if let Err(e) = m.tree.check(self.n_features, &m.columns) {
+                return bad(format!("tree {t}: {e}"));
             }
         }
         Ok(())
     }
 }
 
-/// What [`Forest::check`] reads of a tree's serialized form; other fields are skipped.
+/// What a tree's serde form holds that [`FlatTree::from_smartcore`] reads; other fields are
+/// skipped.
 #[derive(Deserialize)]
 struct TreeShape {
     #[serde(default)]
     nodes: Vec<NodeShape>,
     #[serde(default)]
-    classes: Vec<serde::de::IgnoredAny>,
+    classes: Vec<u32>,
     num_features: Option<u64>,
 }
 
-/// What [`Forest::check`] reads of a tree node.
+/// What [`TreeShape`] reads of a node.
 #[derive(Deserialize)]
 struct NodeShape {
     output: Option<u64>,
     split_feature: Option<u64>,
+    split_value: Option<f64>,
     true_child: Option<u64>,
     false_child: Option<u64>,
 }
@@ -611,6 +698,63 @@ mod tests {
         assert_eq!(g.predict_scores(&test, 3).unwrap(), scores);
         let imp = f.feature_importances();
         assert!(imp[1] < imp[0] && imp[1] < imp[2], "{imp:?}");
+    }
+
+    /// A flat tree decides every row as the smartcore tree it was read from, including rows
+    /// that sit exactly on a split value or one f32 step either side of it.
+    #[test]
+    fn flat_trees_decide_as_smartcore() {
+        let (rows, labels) = data(3000, 11);
+        let columns = vec![0usize, 2];
+        let pick = |rows: &[f32]| -> Vec<f32> {
+            rows.chunks_exact(3)
+                .flat_map(|r| columns.iter().map(|&c| r[c]))
+                .collect()
+        };
+        let y: Vec<u32> = labels.iter().map(|&l| u32::from(l)).collect();
+        let x = DenseMatrix::new(3000, 2, pick(&rows), false).unwrap();
+        let params = DecisionTreeClassifierParameters::default().with_max_depth(10);
+        let tree = Tree::fit(&x, &y, params).unwrap();
+        let flat = FlatTree::from_smartcore(&tree, &columns).unwrap();
+        assert!(flat.nodes.len() > 20, "{} nodes", flat.nodes.len());
+        let mut test = data(3000, 12).0;
+        for n in flat.nodes.iter().filter(|n| n.column != LEAF) {
+            for v in [n.threshold, n.threshold.next_up(), n.threshold.next_down()] {
+                let mut r = [0.5f32; 3];
+                r[n.column as usize] = v;
+                test.extend(r);
+            }
+        }
+        test.extend([f32::NAN, 0.7, f32::INFINITY]);
+        let n = test.len() / 3;
+        let want = tree
+            .predict(
+                &DenseMatrix::new(n, 2, pick(&test).iter().map(|&v| clean(v)).collect(), false)
+                    .unwrap(),
+            )
+            .unwrap();
+        for (r, w) in test.chunks_exact(3).zip(&want) {
+            assert_eq!(flat.vote(r), u32::from(*w == 1), "row {r:?}");
+        }
+    }
+
+    #[test]
+    fn round_down_keeps_the_comparison() {
+        for t in [
+            0.1f64,
+            0.35,
+            1.0 / 3.0,
+            2.5,
+            -0.7,
+            1e-40,
+            1e39,
+            f64::INFINITY,
+        ] {
+            let r = round_down(t);
+            assert!(f64::from(r) <= t, "{t}");
+            assert!(f64::from(r.next_up()) > t, "{t}");
+        }
+        assert!(round_down(f64::NAN).is_nan());
     }
 
     #[test]

@@ -137,12 +137,9 @@ fn tampered_forests_fail_their_check() {
     let good = serde_json::to_value(small_forest()).unwrap();
     let load = |v: &serde_json::Value| serde_json::from_value::<Forest>(v.clone()).unwrap();
     load(&good).check().unwrap();
-    let last = good["members"][0]["tree"]["nodes"]
-        .as_array()
-        .unwrap()
-        .len()
-        - 1;
-    assert!(last > 0, "the test tree must split");
+    let nodes = good["members"][0]["tree"]["nodes"].as_array().unwrap();
+    assert!(nodes.len() > 2, "the test tree must split");
+    let leaf = nodes.iter().position(|n| n["column"] == u32::MAX).unwrap();
     type Edit = Box<dyn Fn(&mut serde_json::Value)>;
     let edits: Vec<(&str, Edit)> = vec![
         (
@@ -150,38 +147,24 @@ fn tampered_forests_fail_their_check() {
             Box::new(|v| v["members"][0]["columns"][0] = 99.into()),
         ),
         (
-            "split feature",
-            Box::new(|v| v["members"][1]["tree"]["nodes"][0]["split_feature"] = 40.into()),
+            "split column",
+            Box::new(|v| v["members"][1]["tree"]["nodes"][0]["column"] = 40.into()),
         ),
         (
             "cycle",
-            Box::new(|v| v["members"][0]["tree"]["nodes"][0]["true_child"] = 0.into()),
+            Box::new(|v| v["members"][0]["tree"]["nodes"][0]["left"] = 0.into()),
         ),
         (
             "child out of range",
-            Box::new(|v| v["members"][0]["tree"]["nodes"][0]["false_child"] = 10_000.into()),
+            Box::new(|v| v["members"][0]["tree"]["nodes"][0]["right"] = 10_000.into()),
         ),
         (
-            "half a split",
-            Box::new(|v| {
-                v["members"][0]["tree"]["nodes"][0]["false_child"] = serde_json::Value::Null
-            }),
-        ),
-        (
-            "output",
-            Box::new(move |v| v["members"][2]["tree"]["nodes"][last]["output"] = 5.into()),
+            "vote",
+            Box::new(move |v| v["members"][0]["tree"]["nodes"][leaf]["left"] = 5.into()),
         ),
         (
             "no nodes",
             Box::new(|v| v["members"][0]["tree"]["nodes"] = serde_json::json!([])),
-        ),
-        (
-            "no classes",
-            Box::new(|v| v["members"][0]["tree"]["classes"] = serde_json::json!([])),
-        ),
-        (
-            "width",
-            Box::new(|v| v["members"][0]["tree"]["num_features"] = 77.into()),
         ),
         ("constant", Box::new(|v| v["constant"] = 3.5.into())),
     ];
