@@ -704,14 +704,18 @@ mod tests {
     /// that sit exactly on a split value or one f32 step either side of it.
     #[test]
     fn flat_trees_decide_as_smartcore() {
-        let (rows, labels) = data(3000, 11);
+        let rows = data(3000, 11).0;
         let columns = vec![0usize, 2];
         let pick = |rows: &[f32]| -> Vec<f32> {
             rows.chunks_exact(3)
                 .flat_map(|r| columns.iter().map(|&c| r[c]))
                 .collect()
         };
-        let y: Vec<u32> = labels.iter().map(|&l| u32::from(l)).collect();
+        // A striped rule, so that the tree needs many splits.
+        let y: Vec<u32> = rows
+            .chunks_exact(3)
+            .map(|r| u32::from((r[0] * 7.0 + r[2] * 3.0).fract() > 0.5))
+            .collect();
         let x = DenseMatrix::new(3000, 2, pick(&rows), false).unwrap();
         let params = DecisionTreeClassifierParameters::default().with_max_depth(10);
         let tree = Tree::fit(&x, &y, params).unwrap();
@@ -740,20 +744,12 @@ mod tests {
 
     #[test]
     fn round_down_keeps_the_comparison() {
-        for t in [
-            0.1f64,
-            0.35,
-            1.0 / 3.0,
-            2.5,
-            -0.7,
-            1e-40,
-            1e39,
-            f64::INFINITY,
-        ] {
+        for t in [0.1f64, 0.35, 1.0 / 3.0, 2.5, -0.7, 1e-40, 1e39] {
             let r = round_down(t);
             assert!(f64::from(r) <= t, "{t}");
             assert!(f64::from(r.next_up()) > t, "{t}");
         }
+        assert_eq!(round_down(f64::INFINITY), f32::INFINITY);
         assert!(round_down(f64::NAN).is_nan());
     }
 
