@@ -196,17 +196,150 @@ impl FlatTree {
 
     /// The tree's vote (1 content, 0 boilerplate) for one row of the forest's columns.
     fn vote(&self, row: &[f32]) -> u32 {
+        self.nodes[self.leaf(row)].left
+    }
+
+    /// Index of the leaf that `row` reaches.
+    fn leaf(&self, row: &[f32]) -> usize {
         let mut i = 0;
         loop {
             let n = &self.nodes[i];
             if n.column == LEAF {
-                return n.left;
+                return i;
             }
             // As in training, NaN and infinite values are read as 0.
             let v = clean(row[n.column as usize]);
             i = if v <= n.threshold { n.left } else { n.right } as usize;
         }
     }
+
+    /// A tree of one leaf voting `class`.
+    fn single_leaf(class: u32) -> FlatTree {
+        FlatTree {
+            nodes: vec![FlatNode {
+                column: LEAF,
+                threshold: 0.0,
+                left: class,
+                right: 0,
+            }],
+        }
+    }
+}
+
+/// Levels of a tree that one smartcore fit grows (see [`grow_tree`]).
+const LEVELS_PER_FIT: u16 = 6;
+
+/// Grow a tree on row-major `x` (`width` values per row, already [`clean`]) and 0/1 labels
+/// `y`; return it with its split columns mapped through `columns`, and smartcore's impurity
+/// importances per column of `x`.
+///
+/// smartcore rescans every row of its sample at every node, so one fit of a deep tree costs
+/// its nodes times all the rows. The tree is grown a few levels per fit instead: each leaf that
+/// the depth limit of a fit stopped is grown by a new fit on the rows that reach it, and put in
+/// its place. Every split is still smartcore's choice on the rows of its node, under the same
+/// depth and leaf limits. The tree differs from one grown in a single fit only where smartcore
+/// meets rows of equal value in another order (its sort is not stable), which can settle a tie
+/// between equally good splits the other way; with distinct values they are the same tree.
+fn grow_tree(
+    x: &[f32],
+    width: usize,
+    y: &[u32],
+    columns: &[usize],
+    params: &ForestParams,
+) -> Result<(FlatTree, Vec<f64>), ForestError> {
+    let fit_error = |e: smartcore::error::Failed| ForestError::Fit(e.to_string());
+    let n = y.len();
+    let local: Vec<usize> = (0..width).collect();
+    let mut nodes: Vec<FlatNode> = Vec::new();
+    let mut importances = vec![0.0f64; width];
+    // Pending fits: the leaf they replace (none for the root), the rows that reach it, and the
+    // levels left below and including it.
+    let mut work: Vec<(Option<usize>, Vec<u32>, u16)> =
+        vec![(None, (0..n as u32).collect(), params.max_depth)];
+    while let Some((slot, rows, levels)) = work.pop() {
+        let depth = levels.min(LEVELS_PER_FIT);
+        let sub_y: Vec<u32> = rows.iter().map(|&r| y[r as usize]).collect();
+        let sub = if sub_y.iter().all(|&c| c == sub_y[0]) {
+            // smartcore cannot fit one class; the leaf is known.
+            FlatTree::single_leaf(sub_y[0])
+        } else {
+            let mut sub_x = Vec::with_capacity(rows.len() * width);
+            for &r in &rows {
+                let r = r as usize;
+                sub_x.extend_from_slice(&x[r * width..(r + 1) * width]);
+            }
+            let m = DenseMatrix::new(rows.len(), width, sub_x, false)
+                .map_err(|e| ForestError::Fit(e.to_string()))?;
+            let tree_params = DecisionTreeClassifierParameters::default()
+                .with_max_depth(depth)
+                .with_min_samples_leaf(params.min_samples_leaf)
+                .with_min_samples_split(2 * params.min_samples_leaf);
+            let tree = Tree::fit(&m, &sub_y, tree_params).map_err(fit_error)?;
+            // smartcore divides by the rows of the fit; the tree's root has all of them.
+            let share = rows.len() as f64 / n as f64;
+            for (acc, v) in importances
+                .iter_mut()
+                .zip(tree.compute_feature_importances(false))
+            {
+                *acc += v * share;
+            }
+            FlatTree::from_smartcore(&tree, &local)?
+        };
+        // The fit's nodes join the tree: its root in the leaf's slot, the rest at the end.
+        let base = nodes.len();
+        let place = |k: usize| -> usize {
+            match slot {
+                Some(s) if k == 0 => s,
+                Some(_) => base + k - 1,
+                None => base + k,
+            }
+        };
+        for (k, node) in sub.nodes.iter().enumerate() {
+            let mut node = *node;
+            if node.column != LEAF {
+                node.left = place(node.left as usize) as u32;
+                node.right = place(node.right as usize) as u32;
+            }
+            match slot {
+                Some(s) if k == 0 => nodes[s] = node,
+                _ => nodes.push(node),
+            }
+        }
+        if levels <= depth {
+            continue;
+        }
+        // Leaves on the fit's last level may split further: their rows go to new fits.
+        let mut level = vec![1u16; sub.nodes.len()];
+        for (k, node) in sub.nodes.iter().enumerate() {
+            if node.column != LEAF {
+                level[node.left as usize] = level[k] + 1;
+                level[node.right as usize] = level[k] + 1;
+            }
+        }
+        let mut reach: Vec<Vec<u32>> = vec![Vec::new(); sub.nodes.len()];
+        for &r in &rows {
+            let r_at = r as usize * width;
+            let leaf = sub.leaf(&x[r_at..r_at + width]);
+            if level[leaf] == depth {
+                reach[leaf].push(r);
+            }
+        }
+        for (k, rows) in reach.into_iter().enumerate() {
+            let mixed = rows.iter().any(|&r| y[r as usize] != y[rows[0] as usize]);
+            if mixed && rows.len() >= 2 * params.min_samples_leaf {
+                work.push((Some(place(k)), rows, levels - (depth - 1)));
+            }
+        }
+    }
+    for node in &mut nodes {
+        if node.column != LEAF {
+            node.column = columns[node.column as usize] as u32;
+        }
+    }
+    let tree = FlatTree { nodes };
+    tree.check(usize::MAX, columns)
+        .map_err(|e| ForestError::Fit(format!("a grown tree is broken: {e}")))?;
+    Ok((tree, importances))
 }
 
 /// The largest f32 at most `t` (NaN stays NaN): for any f32 `x`, `x <= round_down(t)` exactly
@@ -469,20 +602,7 @@ impl Forest {
                     x.extend(columns.iter().map(|&c| clean(row[c])));
                 }
                 let y: Vec<u32> = sample.iter().map(|&r| u32::from(labels[r] != 0)).collect();
-                let x = DenseMatrix::new(sample.len(), columns.len(), x, false)
-                    .map_err(|e| ForestError::Fit(e.to_string()))?;
-                let tree_params = DecisionTreeClassifierParameters::default()
-                    .with_max_depth(params.max_depth)
-                    .with_min_samples_leaf(params.min_samples_leaf)
-                    .with_min_samples_split(2 * params.min_samples_leaf);
-                let tree_params = DecisionTreeClassifierParameters {
-                    seed: Some(rng.next()),
-                    ..tree_params
-                };
-                let tree =
-                    Tree::fit(&x, &y, tree_params).map_err(|e| ForestError::Fit(e.to_string()))?;
-                let importances = tree.compute_feature_importances(false);
-                let tree = FlatTree::from_smartcore(&tree, &columns)?;
+                let (tree, importances) = grow_tree(&x, columns.len(), &y, &columns, params)?;
                 Ok((Member { columns, tree }, importances))
             })
             .collect();
@@ -739,6 +859,61 @@ mod tests {
             .unwrap();
         for (r, w) in test.chunks_exact(3).zip(&want) {
             assert_eq!(flat.vote(r), u32::from(*w == 1), "row {r:?}");
+        }
+    }
+
+    /// With distinct values in every column, a tree grown a few levels per fit is the tree
+    /// that one smartcore fit grows: same size, same decisions, same importances.
+    #[test]
+    fn a_tree_grown_in_parts_is_the_whole_tree() {
+        let n = 4000;
+        let width = 3;
+        // Each column a shuffled 0..n, so no two rows share a value.
+        let mut rng = Rng(5);
+        let mut cols: Vec<Vec<f32>> = Vec::new();
+        for _ in 0..width {
+            let mut v: Vec<f32> = (0..n).map(|i| i as f32 / n as f32).collect();
+            for i in (1..n).rev() {
+                v.swap(i, rng.below(i + 1));
+            }
+            cols.push(v);
+        }
+        let x: Vec<f32> = (0..n).flat_map(|i| cols.iter().map(move |c| c[i])).collect();
+        let y: Vec<u32> = x
+            .chunks_exact(width)
+            .map(|r| u32::from((r[0] * 5.0 + r[1] * 3.0).fract() > 0.4 + r[2] * 0.2))
+            .collect();
+        let columns = vec![1usize, 4, 6];
+        let params = ForestParams {
+            max_depth: 15,
+            min_samples_leaf: 2,
+            ..params()
+        };
+        let whole = Tree::fit(
+            &DenseMatrix::new(n, width, x.clone(), false).unwrap(),
+            &y,
+            DecisionTreeClassifierParameters::default()
+                .with_max_depth(params.max_depth)
+                .with_min_samples_leaf(2)
+                .with_min_samples_split(4),
+        )
+        .unwrap();
+        let whole_imp = whole.compute_feature_importances(false);
+        let whole = FlatTree::from_smartcore(&whole, &columns).unwrap();
+        let (grown, imp) = grow_tree(&x, width, &y, &columns, &params).unwrap();
+        assert!(whole.nodes.len() > 200, "{} nodes", whole.nodes.len());
+        assert_eq!(grown.nodes.len(), whole.nodes.len());
+        let mut test = data(3000, 21).0;
+        test.extend(&x);
+        for r in test.chunks_exact(width) {
+            let mut row = [0.0f32; 7];
+            for (&c, &v) in columns.iter().zip(r) {
+                row[c] = v;
+            }
+            assert_eq!(grown.vote(&row), whole.vote(&row), "row {r:?}");
+        }
+        for (a, b) in imp.iter().zip(&whole_imp) {
+            assert!((a - b).abs() < 1e-9, "{imp:?} {whole_imp:?}");
         }
     }
 
