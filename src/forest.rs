@@ -878,7 +878,9 @@ mod tests {
             }
             cols.push(v);
         }
-        let x: Vec<f32> = (0..n).flat_map(|i| cols.iter().map(move |c| c[i])).collect();
+        let x: Vec<f32> = (0..n)
+            .flat_map(|i| cols.iter().map(move |c| c[i]))
+            .collect();
         let y: Vec<u32> = x
             .chunks_exact(width)
             .map(|r| u32::from((r[0] * 5.0 + r[1] * 3.0).fract() > 0.4 + r[2] * 0.2))
