@@ -4,7 +4,7 @@
 //! `cargo bench --bench pipeline` runs the generated pages; `TEXTSIFT_BENCH_DIR=DIR cargo bench
 //! --bench pipeline` also runs over every page of a directory (files or gzip, decoded as
 //! textsift decodes them). A filter picks one group, e.g. `cargo bench --bench pipeline -- 20KB`;
-//! `-- model` times loading the shipped model.
+//! `-- model` times loading the shipped model and scoring the blocks of a generated page.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kuchikiki::traits::TendrilSink;
@@ -303,20 +303,31 @@ fn directory(c: &mut Criterion) {
 }
 
 /// Loading the model shipped in the binary (the budget is 20 ms), and a file from outside,
-/// which is also checked tree by tree.
-fn model_load(c: &mut Criterion) {
+/// which is also checked tree by tree; scoring the blocks of a page with it.
+fn model(c: &mut Criterion) {
     let mut g = c.benchmark_group("model");
     g.sample_size(20);
     g.bench_function("load embedded", |b| {
         b.iter(|| black_box(textsift::model::Model::embedded()))
     });
-    if let Ok(bytes) = textsift::model::Model::embedded().and_then(|m| m.to_bytes()) {
+    let Ok(model) = textsift::model::Model::embedded() else {
+        return;
+    };
+    if let Ok(bytes) = model.to_bytes() {
         g.bench_function("load file bytes", |b| {
             b.iter(|| black_box(textsift::model::Model::from_bytes(&bytes)))
+        });
+    }
+    if let Ok(page) = textsift::blocks::segment(&article_page(200_000), SegmentLimits::default()) {
+        let features = textsift::features::compute(&page);
+        let texts: Vec<&str> = page.blocks.iter().map(|b| b.text.as_str()).collect();
+        g.throughput(Throughput::Elements(texts.len() as u64));
+        g.bench_function("score 200KB page", |b| {
+            b.iter(|| black_box(model.scores(&features, &texts)))
         });
     }
     g.finish();
 }
 
-criterion_group!(benches, generated, directory, model_load);
+criterion_group!(benches, generated, directory, model);
 criterion_main!(benches);

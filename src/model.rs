@@ -35,6 +35,17 @@ impl std::fmt::Display for ModelKind {
     }
 }
 
+/// How much a model's last stage uses one column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureUse {
+    /// The feature or context column.
+    pub name: String,
+    /// smartcore's impurity-based importance summed over the trees, normalised to sum 1.
+    pub importance: f64,
+    /// Splits on the column, over all nodes of all trees.
+    pub splits: u32,
+}
+
 /// Training metadata stored in the model file's header.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelInfo {
@@ -404,22 +415,27 @@ impl Model {
         self.classifier.later.is_some()
     }
 
-    /// Feature importances (normalised to sum 1), by feature name, largest first: those of the
-    /// last stage, whose columns are the features and, when stacked, the context columns.
-    pub fn importances(&self) -> Vec<(String, f64)> {
+    /// How much the last stage uses each of its columns (the features and, when stacked, the
+    /// context columns), most important first.
+    pub fn importances(&self) -> Vec<FeatureUse> {
         let last = self
             .classifier
             .later
             .as_ref()
             .and_then(|s| s.forests.last())
             .unwrap_or(&self.classifier.first);
-        let mut v: Vec<(String, f64)> = SCHEMA
+        let mut v: Vec<FeatureUse> = SCHEMA
             .iter()
             .chain(crate::context::CONTEXT_SCHEMA)
-            .map(|f| f.name.to_string())
             .zip(last.feature_importances())
+            .zip(last.split_counts())
+            .map(|((f, importance), splits)| FeatureUse {
+                name: f.name.to_string(),
+                importance,
+                splits,
+            })
             .collect();
-        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v.sort_by(|a, b| b.importance.total_cmp(&a.importance));
         v
     }
 

@@ -638,9 +638,9 @@ pub fn report_markdown(r: &ReportInputs) -> String {
             confusion_markdown(&cv.all.blocks)
         );
     }
-    let _ = writeln!(s, "## Most used features\n\nImpurity-based importance summed over the trees of the final model (smartcore's `compute_feature_importances`; its node split counts are not public).\n\n| feature | importance |\n|---|---:|");
-    for (name, v) in r.model.importances().into_iter().take(25) {
-        let _ = writeln!(s, "| `{name}` | {v:.4} |");
+    let _ = writeln!(s, "## Most used features\n\nColumns of the final model's last forest: impurity-based importance summed over its trees (smartcore's `compute_feature_importances`, normalised to sum 1) and the number of splits on the column in all its trees.\n\n| feature | importance | splits |\n|---|---:|---:|");
+    for f in r.model.importances().into_iter().take(25) {
+        let _ = writeln!(s, "| `{}` | {:.4} | {} |", f.name, f.importance, f.splits);
     }
     if !r.skipped.is_empty() {
         let _ = writeln!(s, "\n## Skipped pages\n");

@@ -206,7 +206,7 @@ fn stacked_models_train_round_trip_and_repeat() {
         assert!(model.is_stacked());
         assert_eq!(model.n_trees(), 4 * stages);
         // The importances cover the features and the second-stage columns.
-        let names: Vec<String> = model.importances().into_iter().map(|(n, _)| n).collect();
+        let names: Vec<String> = model.importances().into_iter().map(|f| f.name).collect();
         assert!(names.iter().any(|n| n == "s1_window3") && names.iter().any(|n| n == "words"));
         let bytes = model.to_bytes().unwrap();
         assert_eq!(train().to_bytes().unwrap(), bytes);

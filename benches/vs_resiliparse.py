@@ -2,7 +2,7 @@
 
     pip install resiliparse
     cargo build --release
-    python3 benches/resiliparse.py ../shared/data/wcxb/dev/html [ROUNDS]
+    python3 benches/vs_resiliparse.py ../shared/data/wcxb/dev/html [ROUNDS]
 
 Each round runs textsift (read, gunzip, extract, write JSON Lines) and then resiliparse over the
 same sorted files (read, gunzip, decode, `extract_plain_text(html, main_content=True)`, one JSON
