@@ -11,6 +11,10 @@
 //! tree, and gives exactly smartcore's decisions (a test holds the two side by side); the
 //! model file keeps only what prediction needs, and a file from outside is checked node by
 //! node in little time.
+//!
+//! A tree is grown a few levels per smartcore fit, each fit on the rows of one node only
+//! ([`grow_tree`]): smartcore rescans all the rows of a fit at every node, so this is what
+//! keeps retraining in minutes.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
