@@ -13,7 +13,7 @@
 //! node in little time.
 //!
 //! A tree is grown a few levels per smartcore fit, each fit on the rows of one node only
-//! ([`grow_tree`]): smartcore rescans all the rows of a fit at every node, so this is what
+//! (`grow_tree`): smartcore rescans all the rows of a fit at every node, so this is what
 //! keeps retraining in minutes.
 
 use rayon::prelude::*;
