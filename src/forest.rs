@@ -5,7 +5,7 @@
 //! trains on a seeded sample of rows and a seeded subset of feature columns, and the score of a
 //! row is the share of trees voting content.
 //!
-//! Once fitted, a tree is kept as a flat array of nodes ([`FlatTree`]), read from the smartcore
+//! Once fitted, a tree is kept as a flat array of nodes (`FlatTree`), read from the smartcore
 //! tree's serde form: the splits and leaves smartcore learnt, with split columns mapped back to
 //! the forest's rows. Prediction then reads each row where it lies, with no matrix copied per
 //! tree, and gives exactly smartcore's decisions (a test holds the two side by side); the
