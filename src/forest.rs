@@ -244,18 +244,6 @@ impl FlatTree {
             i = if v <= n.threshold { n.left } else { n.right } as usize;
         }
     }
-
-    /// A tree of one leaf voting `class`.
-    fn single_leaf(class: u32) -> FlatTree {
-        FlatTree {
-            nodes: vec![FlatNode {
-                column: LEAF,
-                threshold: 0.0,
-                left: class,
-                right: 0,
-            }],
-        }
-    }
 }
 
 /// Levels of a tree that one smartcore fit grows (see [`grow_tree`]).
@@ -290,33 +278,28 @@ fn grow_tree(
         vec![(None, (0..n as u32).collect(), params.max_depth)];
     while let Some((slot, rows, levels)) = work.pop() {
         let depth = levels.min(LEVELS_PER_FIT);
+        // Every fit has both classes: the caller's sample has, and only mixed leaves are grown.
         let sub_y: Vec<u32> = rows.iter().map(|&r| y[r as usize]).collect();
-        let sub = if sub_y.iter().all(|&c| c == sub_y[0]) {
-            // smartcore cannot fit one class; the leaf is known.
-            FlatTree::single_leaf(sub_y[0])
-        } else {
-            let mut sub_x = Vec::with_capacity(rows.len() * width);
-            for &r in &rows {
-                let r = r as usize;
-                sub_x.extend_from_slice(&x[r * width..(r + 1) * width]);
-            }
-            let m = DenseMatrix::new(rows.len(), width, sub_x, false)
-                .map_err(|e| ForestError::Fit(e.to_string()))?;
-            let tree_params = DecisionTreeClassifierParameters::default()
-                .with_max_depth(depth)
-                .with_min_samples_leaf(params.min_samples_leaf)
-                .with_min_samples_split(2 * params.min_samples_leaf);
-            let tree = Tree::fit(&m, &sub_y, tree_params).map_err(fit_error)?;
-            // smartcore divides by the rows of the fit; the tree's root has all of them.
-            let share = rows.len() as f64 / n as f64;
-            for (acc, v) in importances
-                .iter_mut()
-                .zip(tree.compute_feature_importances(false))
-            {
-                *acc += v * share;
-            }
-            FlatTree::from_smartcore(&tree, &local)?
-        };
+        let mut sub_x = Vec::with_capacity(rows.len() * width);
+        for &r in &rows {
+            let r = r as usize;
+            sub_x.extend_from_slice(&x[r * width..(r + 1) * width]);
+        }
+        let m = DenseMatrix::new(rows.len(), width, sub_x, false).map_err(fit_error)?;
+        let tree_params = DecisionTreeClassifierParameters::default()
+            .with_max_depth(depth)
+            .with_min_samples_leaf(params.min_samples_leaf)
+            .with_min_samples_split(2 * params.min_samples_leaf);
+        let tree = Tree::fit(&m, &sub_y, tree_params).map_err(fit_error)?;
+        // smartcore divides by the rows of the fit; the tree's root has all of them.
+        let share = rows.len() as f64 / n as f64;
+        for (acc, v) in importances
+            .iter_mut()
+            .zip(tree.compute_feature_importances(false))
+        {
+            *acc += v * share;
+        }
+        let sub = FlatTree::from_smartcore(&tree, &local)?;
         // The fit's nodes join the tree: its root in the leaf's slot, the rest at the end.
         let base = nodes.len();
         let place = |k: usize| -> usize {
