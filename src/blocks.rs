@@ -1044,7 +1044,9 @@ fn segment_dom(
         let descend = match node.data() {
             NodeData::Element(el) => s.enter(el, attributes.of(&node)),
             NodeData::Text(t) => {
-                s.text(&t.borrow());
+                // An empty text node stands for whitespace (see `parse`).
+                let t = t.borrow();
+                s.text(if t.is_empty() { " " } else { &t });
                 false
             }
             _ => false,
@@ -1093,6 +1095,19 @@ mod tests {
             ["One bold and a link, end."]
         );
         assert_eq!(texts("<p>foo<b>bar</b> baz</p>"), ["foobar baz"]);
+    }
+
+    #[test]
+    fn whitespace_between_inline_elements_is_one_space() {
+        // Whitespace-only text is kept as an empty node (see `parse`), and text that follows
+        // it in the same node keeps the space.
+        assert_eq!(texts("<p><b>one</b>\n<i>two</i></p>"), ["one two"]);
+        assert_eq!(
+            texts("<p><b>one</b>\n\n  two \n three</p>"),
+            ["one two three"]
+        );
+        assert_eq!(texts("<p><b>one</b><i>two</i></p>"), ["onetwo"]);
+        assert_eq!(texts("<p>\n\n<b>one</b>&amp;\ntwo</p>"), ["one& two"]);
     }
 
     #[test]

@@ -223,6 +223,10 @@ pub struct TextStats {
     pub tokens: u32,
     /// Date and time expressions.
     pub dates: u32,
+    /// Tokens among the first [`TITLE_OVERLAP_WORDS`] that normalize to a word.
+    pub title_seen: u32,
+    /// Those of them that are words of the page's title.
+    pub title_hits: u32,
 }
 
 impl TextStats {
@@ -328,6 +332,12 @@ fn is_separator(token: &str) -> bool {
 
 /// Compute the text statistics of a block (one pass over its bytes).
 pub fn text_stats(block: &Block) -> TextStats {
+    text_stats_with_title(block, &TitleWords::new(""), &mut String::new())
+}
+
+/// [`text_stats`], also counting the block's first [`TITLE_OVERLAP_WORDS`] tokens that are in
+/// the title, in the same pass. `buf` is a buffer.
+fn text_stats_with_title(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats {
     const MAX_LINE: i64 = 80;
     let mut s = TextStats::default();
     let mut spans = block.anchor_spans.iter().peekable();
@@ -376,6 +386,12 @@ pub fn text_stats(block: &Block) -> TextStats {
         } else {
             TokenCounts::unicode(token)
         };
+        if (s.tokens as usize) < TITLE_OVERLAP_WORDS && !title.is_empty() {
+            if let Some(hit) = title.contains(token, buf) {
+                s.title_seen += 1;
+                s.title_hits += u32::from(hit);
+            }
+        }
         s.tokens += 1;
         let offset = start as u32;
         let char_len = i64::from(t.chars);
@@ -553,7 +569,13 @@ pub fn compute(page: &Page) -> FeatureMatrix {
     if n == 0 {
         return m;
     }
-    let stats: Vec<TextStats> = page.blocks.iter().map(text_stats).collect();
+    let title_words = TitleWords::new(&page.title);
+    let mut word_buf = String::new();
+    let stats: Vec<TextStats> = page
+        .blocks
+        .iter()
+        .map(|b| text_stats_with_title(b, &title_words, &mut word_buf))
+        .collect();
     let total_words: u32 = stats.iter().map(|s| s.words).sum();
     let total_anchor: u32 = stats.iter().map(|s| s.anchor_words).sum();
     let page_ld = ratio(total_anchor, total_words);
@@ -580,8 +602,6 @@ pub fn compute(page: &Page) -> FeatureMatrix {
             .sum(),
         None => 0,
     };
-    let title_words = TitleWords::new(&page.title);
-    let mut word_buf = String::new();
     let mut text_counts: FxHashMap<&str, u32> = FxHashMap::default();
     for b in &page.blocks {
         *text_counts.entry(b.text.as_str()).or_default() += 1;
@@ -763,16 +783,7 @@ pub fn compute(page: &Page) -> FeatureMatrix {
             F::DistLongest,
             i.abs_diff(longest) as f32 / n as f32,
         );
-        if !title_words.is_empty() && s.words > 0 {
-            let (mut hits, mut seen) = (0u32, 0u32);
-            for w in block.text.split(' ').take(TITLE_OVERLAP_WORDS) {
-                if let Some(hit) = title_words.contains(w, &mut word_buf) {
-                    seen += 1;
-                    hits += u32::from(hit);
-                }
-            }
-            set(&mut m, F::TitleOverlap, ratio(hits, seen));
-        }
+        set(&mut m, F::TitleOverlap, ratio(s.title_hits, s.title_seen));
         set(
             &mut m,
             F::DupCount,

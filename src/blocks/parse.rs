@@ -198,20 +198,35 @@ impl TreeSink for Bounded {
         // is not copied into the tree; an empty text node stands in for it, so that nodes are
         // counted as before.
         let unread = holds_unread_text(parent);
+        // Text of only whitespace (a third of a page's nodes: the line breaks between tags) is
+        // kept as an empty node, with no buffer to make and free; segmentation reads an empty
+        // text node as one space.
+        let blank = unread || text.bytes().all(|b| b.is_ascii_whitespace());
         // The tokenizer hands text over in pieces (it stops at every line break and character
         // reference), which are joined into one node: room for a few is made at once.
         if let Some(last) = parent.last_child() {
             if let Some(existing) = last.as_text() {
                 if self.made.get() <= self.max_nodes && !unread {
-                    existing.borrow_mut().push_str(&text);
+                    let mut existing = existing.borrow_mut();
+                    if existing.is_empty() && !blank {
+                        existing.reserve(text.len().max(TEXT_ROOM) + 1);
+                        existing.push(' ');
+                    }
+                    if !existing.is_empty() {
+                        existing.push_str(&text);
+                    }
                 }
                 return;
             }
         }
         if self.count() {
-            let text: &str = if unread { "" } else { &text };
-            let mut owned = String::with_capacity(text.len().max(TEXT_ROOM));
-            owned.push_str(text);
+            let owned = if blank {
+                String::new()
+            } else {
+                let mut owned = String::with_capacity(text.len().max(TEXT_ROOM));
+                owned.push_str(&text);
+                owned
+            };
             parent.append(NodeRef::new_text(owned));
         }
     }
