@@ -22,6 +22,7 @@ use smartcore::linalg::basic::matrix::DenseMatrix;
 use smartcore::tree::decision_tree_classifier::{
     DecisionTreeClassifier, DecisionTreeClassifierParameters,
 };
+use std::sync::OnceLock;
 
 type Tree = DecisionTreeClassifier<f32, u32, DenseMatrix<f32>, Vec<u32>>;
 
@@ -120,7 +121,65 @@ struct FlatNode {
 const LEAF: u32 = u32::MAX;
 
 /// Rows that walk a tree together in prediction.
-const LANES: usize = 8;
+const LANES: usize = 16;
+
+/// A [`FlatTree`] laid out for prediction: a leaf leads back to itself (it reads column 0 and
+/// sends every finite value left, to itself), so that every row takes the same number of steps,
+/// the tree's depth, with no test for leaves on the way.
+#[derive(Debug)]
+struct WalkTree {
+    /// Per node: column, threshold, and the child for values at most the threshold and for
+    /// the others.
+    nodes: Vec<(u32, f32, u32, u32)>,
+    /// Per node: the vote of a leaf (1 content), 0 for a split.
+    votes: Vec<u32>,
+    /// Steps from the root to the deepest leaf.
+    depth: usize,
+}
+
+impl WalkTree {
+    fn new(tree: &FlatTree) -> WalkTree {
+        let mut level = vec![0usize; tree.nodes.len()];
+        let mut depth = 0;
+        let mut nodes = Vec::with_capacity(tree.nodes.len());
+        let mut votes = Vec::with_capacity(tree.nodes.len());
+        for (i, n) in tree.nodes.iter().enumerate() {
+            if n.column == LEAF {
+                nodes.push((0, f32::INFINITY, i as u32, i as u32));
+                votes.push(n.left);
+                depth = depth.max(level[i]);
+            } else {
+                // Children come after their parent (checked when the tree was read).
+                level[n.left as usize] = level[i] + 1;
+                level[n.right as usize] = level[i] + 1;
+                nodes.push((n.column, n.threshold, n.left, n.right));
+                votes.push(0);
+            }
+        }
+        WalkTree {
+            nodes,
+            votes,
+            depth,
+        }
+    }
+
+    /// Add the votes of the rows of row-major `rows` (`width` values each, all finite) to
+    /// `votes`.
+    fn vote_batch(&self, rows: &[f32], width: usize, votes: &mut [u32]) {
+        let mut at = [0u32; LANES];
+        let at = &mut at[..votes.len()];
+        for _ in 0..self.depth {
+            for (r, i) in at.iter_mut().enumerate() {
+                let (column, threshold, left, right) = self.nodes[*i as usize];
+                let v = rows[r * width + column as usize];
+                *i = if v <= threshold { left } else { right };
+            }
+        }
+        for (v, &i) in votes.iter_mut().zip(at.iter()) {
+            *v += self.votes[i as usize];
+        }
+    }
+}
 
 /// A fitted tree as nodes in an array, the root first, every child after its parent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -204,31 +263,6 @@ impl FlatTree {
     /// The tree's vote (1 content, 0 boilerplate) for one row of the forest's columns.
     fn vote(&self, row: &[f32]) -> u32 {
         self.nodes[self.leaf(row)].left
-    }
-
-    /// Add the votes of the rows of row-major `rows` (`width` values each) to `votes`.
-    fn vote_batch(&self, rows: &[f32], width: usize, votes: &mut [u32]) {
-        let mut at = [0u32; LANES];
-        let at = &mut at[..votes.len()];
-        loop {
-            let mut moving = false;
-            for (r, i) in at.iter_mut().enumerate() {
-                let n = self.nodes[*i as usize];
-                // Written as selects, without branches: a leaf stays where it is.
-                let leaf = n.column == LEAF;
-                let column = if leaf { 0 } else { n.column as usize };
-                let v = clean(rows[r * width + column]);
-                let next = if v <= n.threshold { n.left } else { n.right };
-                *i = if leaf { *i } else { next };
-                moving |= !leaf;
-            }
-            if !moving {
-                break;
-            }
-        }
-        for (v, &i) in votes.iter_mut().zip(at.iter()) {
-            *v += self.nodes[i as usize].left;
-        }
     }
 
     /// Index of the leaf that `row` reaches.
@@ -394,6 +428,9 @@ pub struct Forest {
     /// smartcore's impurity-based importances of the trees when they were fitted, summed per
     /// column.
     importances: Vec<f64>,
+    /// The trees laid out for prediction, made at the first prediction.
+    #[serde(skip)]
+    walk: OnceLock<Vec<WalkTree>>,
 }
 
 /// splitmix64: a small, well-known generator, enough for sampling rows and columns.
@@ -529,6 +566,7 @@ impl Forest {
                 members: Vec::new(),
                 constant: Some(c),
                 importances: vec![0.0; n_features],
+                walk: OnceLock::new(),
             };
             return Ok((forest, groups.map(|_| vec![c; n])));
         }
@@ -636,6 +674,7 @@ impl Forest {
             members,
             constant: None,
             importances,
+            walk: OnceLock::new(),
         };
         let oob = match groups {
             Some(g) => Some(forest.out_of_group_scores(rows, g, params.seed)?),
@@ -708,12 +747,27 @@ impl Forest {
         if n == 0 || self.members.is_empty() {
             return Ok(vec![0.0; n]);
         }
+        // Values that are not finite are read as 0, as in training: once here, not at every
+        // node.
+        let cleaned: Vec<f32>;
+        let rows = if rows.iter().all(|v| v.is_finite()) {
+            rows
+        } else {
+            cleaned = rows.iter().map(|&v| clean(v)).collect();
+            &cleaned
+        };
+        let walk = self.walk.get_or_init(|| {
+            self.members
+                .iter()
+                .map(|m| WalkTree::new(&m.tree))
+                .collect()
+        });
         // Tree by tree, so that one tree's nodes stay in the cache over the rows; and rows a
         // batch at a time, one level per pass, so that the rows' walks overlap in the processor
         // instead of each waiting on its own chain of loads.
-        for m in &self.members {
+        for tree in walk {
             for (v, batch) in votes.chunks_mut(LANES).zip(rows.chunks(LANES * n_features)) {
-                m.tree.vote_batch(batch, n_features, v);
+                tree.vote_batch(batch, n_features, v);
             }
         }
         let k = self.members.len() as f32;
@@ -846,6 +900,20 @@ mod tests {
         assert!(correct > 960, "{correct}/1000");
         let g = Forest::fit(&rows, 3, &labels, None, &params()).unwrap();
         assert_eq!(g.predict_scores(&test, 3).unwrap(), scores);
+        // Values that are not finite score as 0, as in training, in batches and alone.
+        let mut odd = test.clone();
+        odd[0] = f32::NAN;
+        odd[4] = f32::INFINITY;
+        odd[8] = f32::NEG_INFINITY;
+        let mut zeroed = odd.clone();
+        for i in [0, 4, 8] {
+            zeroed[i] = 0.0;
+        }
+        let odd_scores = f.predict_scores(&odd, 3).unwrap();
+        assert_eq!(odd_scores, f.predict_scores(&zeroed, 3).unwrap());
+        for (r, row) in odd.chunks_exact(3).enumerate().take(4) {
+            assert_eq!(f.predict_scores(row, 3).unwrap()[0], odd_scores[r]);
+        }
         let imp = f.feature_importances();
         assert!(imp[1] < imp[0] && imp[1] < imp[2], "{imp:?}");
         // The rule reads columns 0 and 2; splits on the noise column 1 are few.
@@ -899,10 +967,14 @@ mod tests {
         for (r, w) in test.chunks_exact(3).zip(&want) {
             assert_eq!(flat.vote(r), u32::from(*w == 1), "row {r:?}");
         }
-        // Rows walked a batch at a time vote as rows walked alone.
+        // Rows walked a batch at a time, in the prediction layout (values cleaned first, as
+        // `predict_scores` does), vote as rows walked alone.
+        let walk = WalkTree::new(&flat);
+        assert!(walk.depth > 3 && walk.depth <= 10, "depth {}", walk.depth);
+        let cleaned: Vec<f32> = test.iter().map(|&v| clean(v)).collect();
         let mut votes = vec![0u32; n];
-        for (v, batch) in votes.chunks_mut(LANES).zip(test.chunks(LANES * 3)) {
-            flat.vote_batch(batch, 3, v);
+        for (v, batch) in votes.chunks_mut(LANES).zip(cleaned.chunks(LANES * 3)) {
+            walk.vote_batch(batch, 3, v);
         }
         let alone: Vec<u32> = test.chunks_exact(3).map(|r| flat.vote(r)).collect();
         assert_eq!(votes, alone);
