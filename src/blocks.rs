@@ -1108,6 +1108,12 @@ mod tests {
         );
         assert_eq!(texts("<p><b>one</b><i>two</i></p>"), ["onetwo"]);
         assert_eq!(texts("<p>\n\n<b>one</b>&amp;\ntwo</p>"), ["one& two"]);
+        // Text misplaced in a table is moved before it (foster parenting), where it joins the
+        // whitespace node there.
+        assert_eq!(
+            texts("<div><b>one</b>\n<table>two<tr><td>three</td></tr></table></div>"),
+            ["one two", "three"]
+        );
     }
 
     #[test]

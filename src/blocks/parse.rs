@@ -124,11 +124,20 @@ impl Bounded {
                 ) && self.made.get() <= self.max_nodes
             }
             NodeOrText::AppendText(_) => {
-                if beside().is_some_and(|n| n.as_text().is_some()) {
-                    self.made.get() <= self.max_nodes
-                } else {
-                    self.count()
+                let Some(node) = beside() else {
+                    return self.count();
+                };
+                let Some(existing) = node.as_text() else {
+                    return self.count();
+                };
+                let admitted = self.made.get() <= self.max_nodes;
+                // The text will be joined to this node. An empty one stands for whitespace
+                // (see `append`): it becomes that space first, so that the joined text keeps it.
+                let mut existing = existing.borrow_mut();
+                if admitted && existing.is_empty() {
+                    existing.push(' ');
                 }
+                admitted
             }
         }
     }
