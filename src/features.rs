@@ -200,38 +200,38 @@ impl FeatureMatrix {
 
 /// Text statistics of one block: the Boilerpipe part of the features.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct TextStats {
+struct TextStats {
     /// Words.
-    pub words: u32,
+    words: u32,
     /// Words inside `<a>`.
-    pub anchor_words: u32,
+    anchor_words: u32,
     /// Boilerpipe text density at 80 columns.
-    pub text_density: f32,
+    text_density: f32,
     /// Characters in words.
-    pub word_chars: u32,
+    word_chars: u32,
     /// Sentence ends.
-    pub sentences: u32,
+    sentences: u32,
     /// Words starting upper-case.
-    pub upper: u32,
+    upper: u32,
     /// All-caps words of two or more letters.
-    pub all_caps: u32,
+    all_caps: u32,
     /// Words made mostly of digits.
-    pub digit_words: u32,
+    digit_words: u32,
     /// Separator tokens.
-    pub separators: u32,
+    separators: u32,
     /// All whitespace tokens.
-    pub tokens: u32,
+    tokens: u32,
     /// Date and time expressions.
-    pub dates: u32,
+    dates: u32,
     /// Tokens among the first [`TITLE_OVERLAP_WORDS`] that normalize to a word.
-    pub title_seen: u32,
+    title_seen: u32,
     /// Those of them that are words of the page's title.
-    pub title_hits: u32,
+    title_hits: u32,
 }
 
 impl TextStats {
     /// anchor_words / words (0 for no words).
-    pub fn link_density(&self) -> f32 {
+    fn link_density(&self) -> f32 {
         ratio(self.anchor_words, self.words)
     }
 }
@@ -330,14 +330,9 @@ fn is_separator(token: &str) -> bool {
         })
 }
 
-/// Compute the text statistics of a block (one pass over its bytes).
-pub fn text_stats(block: &Block) -> TextStats {
-    text_stats_with_title(block, &TitleWords::new(""), &mut String::new())
-}
-
-/// [`text_stats`], also counting the block's first [`TITLE_OVERLAP_WORDS`] tokens that are in
-/// the title, in the same pass. `buf` is a buffer.
-fn text_stats_with_title(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats {
+/// Compute the text statistics of a block in one pass over its bytes, counting on the way its
+/// first [`TITLE_OVERLAP_WORDS`] tokens that are words of `title`. `buf` is a buffer.
+fn text_stats(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats {
     const MAX_LINE: i64 = 80;
     let mut s = TextStats::default();
     let mut spans = block.anchor_spans.iter().peekable();
@@ -574,7 +569,7 @@ pub fn compute(page: &Page) -> FeatureMatrix {
     let stats: Vec<TextStats> = page
         .blocks
         .iter()
-        .map(|b| text_stats_with_title(b, &title_words, &mut word_buf))
+        .map(|b| text_stats(b, &title_words, &mut word_buf))
         .collect();
     let total_words: u32 = stats.iter().map(|s| s.words).sum();
     let total_anchor: u32 = stats.iter().map(|s| s.anchor_words).sum();

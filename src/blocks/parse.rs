@@ -113,7 +113,8 @@ impl Bounded {
     }
 
     /// Whether a node or text may be attached. Text next to a text node (`beside`, looked up
-    /// only for text) is merged into it and makes no node.
+    /// only for text) is merged into it and makes no node; an empty text node there (whitespace,
+    /// see `append`) is given its space first.
     fn admit(&self, child: &NodeOrText<NodeRef>, beside: impl FnOnce() -> Option<NodeRef>) -> bool {
         match child {
             // Nothing reads comments: they are not kept, so a page of comments costs nothing.
