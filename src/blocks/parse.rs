@@ -8,8 +8,11 @@
 //!
 //! Comments and processing instructions are not kept.
 //!
-//! The tokenizer checks every attribute of a tag against the ones before it, which is quadratic
-//! in the number of attributes of one tag; attributes past [`MAX_ATTRIBUTES`] are dropped first.
+//! Before parsing, the page is slimmed ([`slim`]): the text of scripts and styles and the
+//! attributes that nothing reads (two thirds of the bytes of a typical page) are taken out, so
+//! that the tokenizer does not read them character by character. The tokenizer also checks every
+//! attribute of a tag against the ones before it, which is quadratic in the number of attributes
+//! of one tag; attributes past [`MAX_ATTRIBUTES`] are dropped there too.
 
 use crate::error::{Error, Result};
 use html5ever::tendril::{StrTendril, TendrilSink};
@@ -51,7 +54,11 @@ impl Attributes {
 /// Also returns the number of elements attached to the tree, so that the walk can make room
 /// for them at once.
 pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes, usize)> {
-    let html = cap_attributes(html, MAX_ATTRIBUTES);
+    build(&slim(html, MAX_ATTRIBUTES), max_nodes)
+}
+
+/// The tree of a page as the tokenizer and tree builder make it, through the bounded sink.
+fn build(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes, usize)> {
     let made = Rc::new(Cell::new(0usize));
     let sink = Bounded {
         inner: kuchikiki::Sink::default(),
@@ -63,7 +70,7 @@ pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes
     let mut opts = html5ever::ParseOpts::default();
     opts.tree_builder.scripting_enabled = false;
     let mut parser = html5ever::parse_document(sink, opts);
-    let mut rest: &str = &html;
+    let mut rest: &str = html;
     while !rest.is_empty() {
         let mut cut = rest.len().min(CHUNK);
         while !rest.is_char_boundary(cut) {
@@ -351,7 +358,7 @@ fn raw_text(name: &[u8]) -> bool {
     name.len() <= 8 && RAW.contains(&letters_key(name))
 }
 
-/// Byte classes of the tokenizer's tag syntax, for [`cap_attributes`].
+/// Byte classes of the tokenizer's tag syntax, for [`slim`].
 const SPACE: u8 = 1;
 const SLASH: u8 = 2;
 const GT: u8 = 4;
@@ -369,14 +376,227 @@ static TAG_BYTE: [u8; 256] = {
     t
 };
 
-/// Drop the attributes of a tag past the first `max` (the tag keeps its `>`), or return the
-/// input as it is when no tag has that many. A scan of the tokenizer's tag syntax: comments and
-/// the content of raw-text elements (`script`, `style`…) are skipped.
-fn cap_attributes(html: &str, max: usize) -> Cow<'_, str> {
+/// Whether [`slim`] keeps an attribute of this name: the ones segmentation reads
+/// ([`super::attribute_is_read`]) and the few the tree builder reads (`type` of a hidden input
+/// in a table, `color`, `face` and `size` of a font that leaves SVG or MathML, `encoding` of an
+/// annotation-xml).
+fn attribute_kept(name: &[u8]) -> bool {
+    const KEPT: [u64; 11] = [
+        letters_key(b"class"),
+        letters_key(b"id"),
+        letters_key(b"role"),
+        letters_key(b"style"),
+        letters_key(b"hidden"),
+        letters_key(b"itemprop"),
+        letters_key(b"type"),
+        letters_key(b"color"),
+        letters_key(b"face"),
+        letters_key(b"size"),
+        letters_key(b"encoding"),
+    ];
+    if name.len() <= 8 {
+        // Keys of equal names but for case are equal, and no other byte gives a letter's key.
+        KEPT.contains(&letters_key(name))
+    } else {
+        name.eq_ignore_ascii_case(b"aria-hidden")
+    }
+}
+
+/// What an open element makes of its content, for [`slim`].
+#[derive(Clone, Copy, PartialEq)]
+enum Open {
+    /// `svg`: SVG elements.
+    Svg,
+    /// `math`: MathML elements.
+    Math,
+    /// An SVG or MathML element whose content is HTML (`foreignObject`, `mtext`…).
+    Html,
+}
+
+/// Whether a tag makes the tree builder leave SVG and MathML content (a `font` does when it has
+/// a `color`, `face` or `size` attribute).
+fn breaks_out(name: &[u8], closing: bool) -> bool {
+    const NAMES: [&[u8]; 44] = [
+        b"b",
+        b"big",
+        b"blockquote",
+        b"body",
+        b"br",
+        b"center",
+        b"code",
+        b"dd",
+        b"div",
+        b"dl",
+        b"dt",
+        b"em",
+        b"embed",
+        b"h1",
+        b"h2",
+        b"h3",
+        b"h4",
+        b"h5",
+        b"h6",
+        b"head",
+        b"hr",
+        b"i",
+        b"img",
+        b"li",
+        b"listing",
+        b"menu",
+        b"meta",
+        b"nobr",
+        b"ol",
+        b"p",
+        b"pre",
+        b"ruby",
+        b"s",
+        b"small",
+        b"span",
+        b"strike",
+        b"strong",
+        b"sub",
+        b"sup",
+        b"table",
+        b"tt",
+        b"u",
+        b"ul",
+        b"var",
+    ];
+    if closing {
+        name.eq_ignore_ascii_case(b"br") || name.eq_ignore_ascii_case(b"p")
+    } else {
+        NAMES.iter().any(|t| t.eq_ignore_ascii_case(name))
+    }
+}
+
+/// Whether `b[at..]` is the end tag of the raw-text element `name`: `</name` and then
+/// whitespace, `/` or `>`, as the tokenizer requires of an end tag that closes it.
+fn is_end_tag(b: &[u8], at: usize, name: &[u8]) -> bool {
+    let tail = &b[at..];
+    tail.len() > name.len() + 2
+        && tail.starts_with(b"</")
+        && tail[2..2 + name.len()].eq_ignore_ascii_case(name)
+        && TAG_BYTE[usize::from(tail[2 + name.len()])] & (SPACE | SLASH | GT) != 0
+}
+
+/// Where the text of a raw-text element opened before `from` ends (the start of its end tag),
+/// or `None` when it runs to the end of the input.
+fn raw_text_end(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
+    let mut k = from;
+    let first = loop {
+        let at = k + memchr::memchr(b'<', &b[k..])?;
+        if is_end_tag(b, at, name) {
+            break at;
+        }
+        k = at + 1;
+    };
+    // In a script, `<!--` starts an escaped section, where `<script` starts a nested one that
+    // a `</script` only leaves: without `<!--` before it, the first end tag is the end.
+    let script = name.eq_ignore_ascii_case(b"script");
+    if !script || memchr::memmem::find(&b[from..first], b"<!--").is_none() {
+        return Some(first);
+    }
+    script_end(b, from)
+}
+
+/// The end of a script's text by the tokenizer's script states (data, escaped, double
+/// escaped), byte by byte: only for scripts that hold `<!--`.
+fn script_end(b: &[u8], from: usize) -> Option<usize> {
+    #[derive(PartialEq)]
+    enum S {
+        Data,
+        Escaped,
+        Double,
+    }
+    let mut state = S::Data;
+    let mut dashes = 0usize; // dashes just read in an escaped state
+    let mut i = from;
+    while i < b.len() {
+        let c = b[i];
+        match state {
+            S::Data => {
+                if b[i..].starts_with(b"<!--") {
+                    state = S::Escaped;
+                    // `<!--` leaves the tokenizer after two dashes: `<!-->` ends at once.
+                    dashes = 2;
+                    i += 4;
+                    continue;
+                }
+                if is_end_tag(b, i, b"script") {
+                    return Some(i);
+                }
+            }
+            S::Escaped | S::Double => {
+                if c == b'-' {
+                    dashes += 1;
+                    i += 1;
+                    continue;
+                }
+                if c == b'>' && dashes >= 2 {
+                    state = S::Data;
+                } else if c == b'<' {
+                    if state == S::Escaped {
+                        if is_end_tag(b, i, b"script") {
+                            return Some(i);
+                        }
+                        if is_start_of(b, i + 1, b"script") {
+                            state = S::Double;
+                        }
+                    } else if b.get(i + 1) == Some(&b'/') && is_start_of(b, i + 2, b"script") {
+                        state = S::Escaped;
+                    }
+                }
+            }
+        }
+        dashes = 0;
+        i += 1;
+    }
+    None
+}
+
+/// Whether `b[at..]` starts with `name` (any case) followed by whitespace, `/` or `>`.
+fn is_start_of(b: &[u8], at: usize, name: &[u8]) -> bool {
+    let tail = b.get(at..).unwrap_or_default();
+    tail.len() > name.len()
+        && tail[..name.len()].eq_ignore_ascii_case(name)
+        && TAG_BYTE[usize::from(tail[name.len()])] & (SPACE | SLASH | GT) != 0
+}
+
+/// Where a comment that starts at `from` (just after `<!--`) ends, as the tokenizer reads it:
+/// `<!-->` and `<!--->` are whole comments, and `-->` or `--!>` closes the others.
+fn comment_end(b: &[u8], from: usize) -> usize {
+    let rest = &b[from..];
+    if rest.starts_with(b">") {
+        return from + 1;
+    }
+    if rest.starts_with(b"->") {
+        return from + 2;
+    }
+    // The first `--` followed by `>` or `!>`; each `--` is looked at once.
+    let mut k = 0usize;
+    while let Some(off) = memchr::memmem::find(&rest[k..], b"--") {
+        let at = k + off + 2;
+        match rest.get(at) {
+            Some(b'>') => return from + at + 1,
+            Some(b'!') if rest.get(at + 1) == Some(&b'>') => return from + at + 2,
+            _ => k = at - 1,
+        }
+    }
+    b.len()
+}
+
+/// The page without what the tree would not keep anyway, so that the tokenizer (most of the
+/// cost of parsing) reads a third of the bytes: the text of scripts and styles (a single space
+/// stays, so the element keeps its one text node), attributes of end tags, attributes that
+/// neither segmentation nor the tree builder reads ([`attribute_kept`]), and attributes of one
+/// tag past the first `max_attributes` (the tokenizer compares each attribute with the ones
+/// before it, which is quadratic in their number). The tree built from the result is the tree
+/// built from the page, but for what the parser's sink drops anyway.
+fn slim(html: &str, max_attributes: usize) -> String {
     let b = html.as_bytes();
     let n = b.len();
     let class = |j: usize| TAG_BYTE[usize::from(b[j])];
-    // The first index from `j` whose byte is of none of the classes in `stop`, or `n`.
+    // The first index from `j` whose byte is of none of the classes in `over`, or `n`.
     let skip = |mut j: usize, over: u8| {
         while j < n && class(j) & over != 0 {
             j += 1;
@@ -389,207 +609,194 @@ fn cap_attributes(html: &str, max: usize) -> Cow<'_, str> {
         }
         j
     };
-    let mut out: Option<String> = None;
+    let mut out = String::with_capacity(n / 2);
+    // `html[copied..]` is still to be copied.
     let mut copied = 0usize;
+    // Open `svg` and `math` elements and their integration points, and whether a `select` is
+    // open outside them.
+    let mut open: Vec<(Open, &[u8])> = Vec::new();
+    let mut in_select = false;
     let mut i = 0usize;
     while let Some(off) = memchr::memchr(b'<', &b[i..]) {
         let start = i + off;
         i = start + 1;
-        let closing = match b.get(i) {
-            Some(b'!') => {
-                if b[i..].starts_with(b"!--") {
-                    i = memchr::memmem::find(&b[i + 3..], b"-->").map_or(n, |e| i + 3 + e + 3);
-                }
-                continue;
+        // Up to the next `>`, or the end: how far a bogus comment or a doctype reaches.
+        let to_gt = |from: usize| memchr::memchr(b'>', &b[from..]).map_or(n, |e| from + e + 1);
+        // Comments, bogus comments (`<!x>`, `<?x>`, `</1>`) and doctypes are skipped as they
+        // are. (Taking comments out would save little and can change a tree: one ends a
+        // table's pending text.)
+        let skipped = match (b.get(i), b.get(i + 1)) {
+            (Some(b'!'), _) if b[i..].starts_with(b"!--") => Some(comment_end(b, i + 3)),
+            (Some(b'!'), _) if !open.is_empty() && b[i + 1..].starts_with(b"[CDATA[") => {
+                // Text in SVG or MathML (a bogus comment elsewhere).
+                Some(memchr::memmem::find(&b[i..], b"]]>").map_or(n, |e| i + e + 3))
             }
+            (Some(b'!' | b'?'), _) => Some(to_gt(i)),
+            (Some(b'/'), Some(c)) if !c.is_ascii_alphabetic() => Some(to_gt(i + 1)),
+            _ => None,
+        };
+        if let Some(end) = skipped {
+            i = end;
+            continue;
+        }
+        let closing = match b.get(i) {
             Some(b'/') => true,
             Some(c) if c.is_ascii_alphabetic() => false,
             _ => continue,
         };
         let name_at = i + usize::from(closing);
-        if !b.get(name_at).is_some_and(u8::is_ascii_alphabetic) {
-            continue;
-        }
         let mut j = until(name_at, SPACE | SLASH | GT);
         let name = &b[name_at..j];
-        // Attributes: names, then optional `= value`, quoted or not.
+        // The tag up to its name is copied as it is; then each kept attribute after a space,
+        // then what lies between the last attribute and `>` (spaces and slashes: a `/` just
+        // before `>` marks a self-closing tag).
+        let mut kept: Vec<(usize, usize)> = Vec::new();
         let mut count = 0usize;
-        let mut cut_at = None;
+        let mut last_end = j;
+        let mut font_breaks = false;
         loop {
             j = skip(j, SPACE | SLASH);
             if j >= n || b[j] == b'>' {
                 break;
             }
+            let attr_at = j;
             count += 1;
-            if count > max && cut_at.is_none() {
-                cut_at = Some(j);
-            }
             // The first character of a name may be `=`.
             j = until(j + 1, SPACE | SLASH | GT | EQ);
+            let attr_name = &b[attr_at..j];
             let k = skip(j, SPACE);
-            if k >= n || b[k] != b'=' {
-                continue;
+            if k < n && b[k] == b'=' {
+                let k = skip(k + 1, SPACE);
+                j = match b.get(k) {
+                    Some(&q @ (b'"' | b'\'')) => {
+                        memchr::memchr(q, &b[k + 1..]).map_or(n, |e| k + 1 + e + 1)
+                    }
+                    _ => until(k, SPACE | GT),
+                };
             }
-            let k = skip(k + 1, SPACE);
-            j = match b.get(k) {
-                Some(&q @ (b'"' | b'\'')) => {
-                    memchr::memchr(q, &b[k + 1..]).map_or(n, |e| k + 1 + e + 1)
+            last_end = j.min(n);
+            font_breaks |= [&b"color"[..], b"face", b"size"]
+                .iter()
+                .any(|a| attr_name.eq_ignore_ascii_case(a));
+            if !closing && count <= max_attributes && attribute_kept(attr_name) {
+                kept.push((attr_at, last_end));
+            }
+        }
+        if j >= n {
+            // The page ends inside the tag, which the tokenizer then drops: copy it as it is.
+            break;
+        }
+        out.push_str(&html[copied..name_at + name.len()]);
+        for &(a, e) in &kept {
+            out.push(' ');
+            out.push_str(&html[a..e]);
+        }
+        // A `/` after a value without quotes would join it: a space keeps them apart.
+        if kept.last().is_some_and(|&(_, e)| e != last_end) && b[last_end] == b'/' {
+            out.push(' ');
+        }
+        out.push_str(&html[last_end..=j]);
+        copied = j + 1;
+        i = j + 1;
+        let is = |tag: &[u8]| name.eq_ignore_ascii_case(tag);
+        // A `/` just before `>` (not inside the last value) closes a tag in SVG or MathML.
+        let self_closing = j > last_end && b[j - 1] == b'/';
+        let in_foreign = |open: &[(Open, &[u8])]| open.last().is_some_and(|o| o.0 != Open::Html);
+        if in_foreign(&open) && (breaks_out(name, closing) || is(b"font") && font_breaks) {
+            // The tree builder leaves SVG and MathML for an HTML tag such as `<p>`.
+            while open.last().is_some_and(|o| o.0 != Open::Html) {
+                open.pop();
+            }
+        }
+        if closing {
+            // An end tag closes the innermost open element of its name, and those inside it;
+            // in an integration point, only the point itself.
+            let at = match open.last() {
+                Some(&(Open::Html, top)) => {
+                    (top.eq_ignore_ascii_case(name)).then(|| open.len() - 1)
                 }
-                _ => until(k, SPACE | GT),
+                _ => open.iter().rposition(|o| o.1.eq_ignore_ascii_case(name)),
             };
-        }
-        if let Some(cut) = cut_at {
-            let o = out.get_or_insert_with(|| String::with_capacity(html.len()));
-            o.push_str(&html[copied..cut]);
-            copied = j.min(n);
-        }
-        i = j.min(n);
-        if !closing && raw_text(name) {
-            // Skip to the matching end tag.
-            let mut k = i;
-            i = n;
-            while let Some(off) = memchr::memchr(b'<', &b[k..]) {
-                let at = k + off;
-                if b.get(at + 1) != Some(&b'/') {
-                    k = at + 1;
+            if let Some(at) = at {
+                open.truncate(at);
+            }
+        } else if !self_closing && !in_select {
+            // (A select ignores the tags of SVG and MathML.)
+            let kind = if is(b"svg") {
+                Some(Open::Svg)
+            } else if is(b"math") {
+                Some(Open::Math)
+            } else {
+                // Integration points: elements of SVG or MathML whose content is HTML again.
+                match open.last() {
+                    Some((Open::Svg, _)) if is(b"foreignobject") || is(b"desc") || is(b"title") => {
+                        Some(Open::Html)
+                    }
+                    Some((Open::Math, _))
+                        if [&b"mi"[..], b"mo", b"mn", b"ms", b"mtext"]
+                            .iter()
+                            .any(|t| is(t)) =>
+                    {
+                        Some(Open::Html)
+                    }
+                    _ => None,
+                }
+            };
+            if let Some(kind) = kind {
+                open.push((kind, name));
+                if kind == Open::Html {
                     continue;
                 }
-                let tail = &b[at + 2..];
-                if tail.len() >= name.len() && tail[..name.len()].eq_ignore_ascii_case(name) {
-                    i = at;
-                    break;
-                }
-                k = at + 2;
             }
         }
-    }
-    match out {
-        None => Cow::Borrowed(html),
-        Some(mut o) => {
-            o.push_str(&html[copied..]);
-            Cow::Owned(o)
+        let foreign = in_foreign(&open);
+        if closing {
+            in_select &= !is(b"select");
+            continue;
         }
+        if is(b"plaintext") {
+            // All that follows is text.
+            break;
+        }
+        if is(b"input") || is(b"keygen") || is(b"textarea") {
+            in_select = false;
+        } else if is(b"select") {
+            in_select = !foreign;
+        }
+        if !raw_text(name) {
+            continue;
+        }
+        let script = is(b"script");
+        let style = is(b"style");
+        if style && in_select {
+            // A select ignores a style tag, so what follows is markup.
+            continue;
+        }
+        let end = raw_text_end(b, i, name).unwrap_or(n);
+        if foreign {
+            // In SVG or MathML, scripts and styles hold markup, not text: it is scanned as
+            // markup, and only text without a tag (the same either way) is dropped.
+            let text = !self_closing && memchr::memchr(b'<', &b[i..end]).is_none();
+            if (script || style) && end > i && text {
+                out.push(' ');
+                copied = end;
+                i = end;
+            }
+            continue;
+        }
+        if (script || style) && end > i {
+            out.push(' ');
+            copied = end;
+        }
+        i = end;
     }
+    out.push_str(&html[copied..]);
+    out
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    // The scan as first written, byte by byte: the fast one must agree with it.
-    /// Elements whose content is text up to their end tag, not markup.
-    fn raw_text_reference(name: &[u8]) -> bool {
-        [
-            &b"script"[..],
-            b"style",
-            b"textarea",
-            b"title",
-            b"xmp",
-            b"iframe",
-            b"noembed",
-            b"noframes",
-        ]
-        .iter()
-        .any(|n| n.eq_ignore_ascii_case(name))
-    }
-
-    /// Drop the attributes of a tag past the first `max` (the tag keeps its `>`), or return the
-    /// input as it is when no tag has that many. A scan of the tokenizer's tag syntax: comments and
-    /// the content of raw-text elements (`script`, `style`…) are skipped.
-    fn cap_attributes_reference(html: &str, max: usize) -> Cow<'_, str> {
-        let b = html.as_bytes();
-        let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r');
-        let mut out: Option<String> = None;
-        let mut copied = 0usize;
-        let mut i = 0usize;
-        while let Some(off) = memchr::memchr(b'<', &b[i..]) {
-            let start = i + off;
-            i = start + 1;
-            if b[i..].starts_with(b"!--") {
-                i = memchr::memmem::find(&b[i + 3..], b"-->").map_or(b.len(), |e| i + 3 + e + 3);
-                continue;
-            }
-            let closing = b.get(i) == Some(&b'/');
-            let name_at = i + usize::from(closing);
-            if !b.get(name_at).is_some_and(u8::is_ascii_alphabetic) {
-                continue;
-            }
-            let mut j = name_at;
-            while j < b.len() && !space(b[j]) && b[j] != b'/' && b[j] != b'>' {
-                j += 1;
-            }
-            let name = &b[name_at..j];
-            // Attributes: names, then optional `= value`, quoted or not.
-            let mut count = 0usize;
-            let mut cut_at = None;
-            loop {
-                while j < b.len() && (space(b[j]) || b[j] == b'/') {
-                    j += 1;
-                }
-                if j >= b.len() || b[j] == b'>' {
-                    break;
-                }
-                count += 1;
-                if count > max && cut_at.is_none() {
-                    cut_at = Some(j);
-                }
-                // The first character of a name may be `=`.
-                j += 1;
-                while j < b.len() && !space(b[j]) && !matches!(b[j], b'/' | b'>' | b'=') {
-                    j += 1;
-                }
-                let mut k = j;
-                while k < b.len() && space(b[k]) {
-                    k += 1;
-                }
-                if b.get(k) != Some(&b'=') {
-                    continue;
-                }
-                k += 1;
-                while k < b.len() && space(b[k]) {
-                    k += 1;
-                }
-                j = match b.get(k) {
-                    Some(&q @ (b'"' | b'\'')) => {
-                        memchr::memchr(q, &b[k + 1..]).map_or(b.len(), |e| k + 1 + e + 1)
-                    }
-                    _ => {
-                        while k < b.len() && !space(b[k]) && b[k] != b'>' {
-                            k += 1;
-                        }
-                        k
-                    }
-                };
-            }
-            if let Some(cut) = cut_at {
-                let o = out.get_or_insert_with(|| String::with_capacity(html.len()));
-                o.push_str(&html[copied..cut]);
-                copied = j.min(b.len());
-            }
-            i = j.min(b.len());
-            if !closing && raw_text_reference(name) {
-                // Skip to the matching end tag.
-                let mut k = i;
-                i = b.len();
-                while let Some(off) = memchr::memmem::find(&b[k..], b"</") {
-                    let at = k + off;
-                    let tail = &b[at + 2..];
-                    if tail.len() >= name.len() && tail[..name.len()].eq_ignore_ascii_case(name) {
-                        i = at;
-                        break;
-                    }
-                    k = at + 2;
-                }
-            }
-        }
-        match out {
-            None => Cow::Borrowed(html),
-            Some(mut o) => {
-                o.push_str(&html[copied..]);
-                Cow::Owned(o)
-            }
-        }
-    }
 
     /// Pseudo-random pages made of pieces of tag syntax.
     pub(crate) fn random_pages(seed: u64, count: usize) -> Vec<String> {
@@ -637,6 +844,31 @@ pub(crate) mod tests {
             "</textarea>",
             "<p=",
             "<é",
+            " class=",
+            " id='x'",
+            " data-a=\"b\"",
+            " hidden",
+            "<!",
+            "--!>",
+            "<script><!--",
+            "<script>",
+            "</script>",
+            "<plaintext>",
+            "<table>",
+            "<td>",
+            "<svg>",
+            "</svg>",
+            "<input type=hidden>",
+            "<math>",
+            "<svg/>",
+            "<style>a{}</style>",
+            "<!x",
+            "<?",
+            "</>",
+            "</ ",
+            "<!DOCTYPE html>",
+            "<![CDATA[",
+            "]]>",
         ];
         let mut state = seed;
         let mut next = move |n: usize| {
@@ -653,50 +885,120 @@ pub(crate) mod tests {
             .collect()
     }
 
-    #[test]
-    fn fast_scan_agrees_with_the_byte_by_byte_one() {
-        for html in random_pages(7, 50_000) {
-            for max in 0..4 {
-                assert_eq!(
-                    cap_attributes(&html, max),
-                    cap_attributes_reference(&html, max),
-                    "{html:?} {max}"
-                );
+    /// The tree as text: elements with the attributes kept for them, text with its whitespace
+    /// collapsed, in document order. The text of scripts and styles is left out: nothing reads
+    /// it, and in SVG or MathML the sink keeps it.
+    fn dump(doc: &NodeRef, attributes: &Attributes) -> String {
+        let mut out = String::new();
+        for edge in doc.traverse() {
+            match edge {
+                kuchikiki::iter::NodeEdge::Start(node) => match node.data() {
+                    NodeData::Element(e) => {
+                        out.push('<');
+                        out.push_str(&e.name.local);
+                        for a in attributes.of(&node) {
+                            out.push_str(&format!(" {}={:?}", &*a.name.local, &*a.value));
+                        }
+                        out.push('>');
+                    }
+                    NodeData::Text(t) => {
+                        let parent = node.parent();
+                        let parent = parent.as_ref().and_then(|p| p.as_element());
+                        let parent = parent.map_or("", |e| &*e.name.local);
+                        let text = t.borrow().split_whitespace().collect::<Vec<_>>().join(" ");
+                        // A comment ends a table's pending text: without it, whitespace
+                        // there joins the text that follows (moved out of the table).
+                        let in_table =
+                            matches!(parent, "table" | "tbody" | "thead" | "tfoot" | "tr");
+                        let unread = matches!(parent, "script" | "style");
+                        if !(unread || in_table && text.is_empty()) {
+                            out.push_str(&format!("{text:?}"));
+                        }
+                    }
+                    _ => {}
+                },
+                kuchikiki::iter::NodeEdge::End(node) => {
+                    if let NodeData::Element(e) = node.data() {
+                        out.push_str(&format!("</{}>", &e.name.local));
+                    }
+                }
             }
         }
+        out
     }
 
-    #[test]
-    fn attributes_past_the_limit_are_dropped() {
-        let html = "<p a=1 b='x y' c=\"z>\" d e=f>text</p>";
-        assert!(matches!(cap_attributes(html, 5), Cow::Borrowed(_)));
-        assert_eq!(cap_attributes(html, 3), "<p a=1 b='x y' c=\"z>\" >text</p>");
-        assert_eq!(cap_attributes(html, 0), "<p >text</p>");
-    }
-
-    #[test]
-    fn comments_and_scripts_are_not_tags() {
-        let html = "<!-- <a b c d> --><script>if (a<b c d e) {}</script><i x y>t</i>";
-        assert!(matches!(cap_attributes(html, 2), Cow::Borrowed(_)));
+    fn same_tree(html: &str) {
+        let (a, attrs_a, n_a) = build(html, usize::MAX).unwrap();
+        let slimmed = slim(html, MAX_ATTRIBUTES);
+        let (b, attrs_b, n_b) = build(&slimmed, usize::MAX).unwrap();
         assert_eq!(
-            cap_attributes(html, 1),
-            "<!-- <a b c d> --><script>if (a<b c d e) {}</script><i x >t</i>"
+            dump(&a, &attrs_a),
+            dump(&b, &attrs_b),
+            "{html:?} slimmed to {slimmed:?}"
         );
+        assert_eq!(n_a, n_b, "{html:?}");
     }
 
     #[test]
-    fn cut_input_does_not_fail() {
-        for html in [
-            "<p a b c",
-            "<p a='unclosed",
-            "<script>x",
-            "<p a=",
-            "<!--",
-            "<",
-        ] {
-            let _ = cap_attributes(html, 1);
-            assert!(parse(html, 100).is_ok(), "{html}");
+    fn slimmed_pages_make_the_same_tree() {
+        for html in random_pages(7, 20_000) {
+            same_tree(&html);
         }
+    }
+
+    #[test]
+    fn slimming_drops_scripts_and_unread_attributes() {
+        let html = "<!-- c --><p class=a data-x='1 2' ID=\"i\" onclick=go()>t<!--->u</p>\
+                    <script type=module>if (a<b) {}</script><style></style>\
+                    <br data-y/><i hidden></i  x=1>";
+        assert_eq!(
+            slim(html, MAX_ATTRIBUTES),
+            "<!-- c --><p class=a ID=\"i\">t<!--->u</p><script type=module> </script><style></style>\
+             <br/><i hidden></i>"
+        );
+        same_tree(html);
+        // Past the cap, attributes go whatever their name.
+        assert_eq!(slim("<p class=a id=b role=c>", 2), "<p class=a id=b>");
+    }
+
+    #[test]
+    fn script_ends_where_the_tokenizer_ends_it() {
+        for html in [
+            // A `<script` inside `<!--` is only left by its own end tag.
+            "<script><!--<script></script>x</script><p>after</p>",
+            "<script><!-- a --></script><p>after</p>",
+            "<script><!--></script><p>after</p>",
+            "<script>a</scripts></script ><p>after</p>",
+            "<script><!--<script>--></script><p>after</p>",
+            "<style><!--</style><p>after</p>",
+            "<title>a<!--b</title><p>c-->d</p>",
+            "<textarea><b>x</textarea><p>t</p>",
+            "<plaintext><script>x</script><!-- y -->",
+            "<script>unclosed",
+            "<p>a<!--b",
+            "<p>a<!-- b --!>c",
+            "<p a='x>",
+            "<p><!--><b>x</b><!--->y",
+            "<svg><style>.a{fill:red}</style><script>if (a<b) {}</script></svg><p>t</p>",
+            "<svg><style><![CDATA[ p{} ]]></style></svg><p>t</p>",
+            "<math><style><b>x</b></style></math><p>t</p>",
+            "<select><style><option>a</option></style></select><p>t</p>",
+            "<select><script>if (a<b) {}</script><option>a</select><style>b<i></style>",
+            "<svg><foreignObject><div><style>p{a:b}</style><p>x</p></div></foreignObject></svg><p>t",
+            "<svg><title>Icon</title><path d=M0 /></svg><script>if(a<b){}</script><p>t</p>",
+            "<svg><desc><script>a<b</script></desc></svg><p>t",
+            "<svg><foreignObject><script>a<b</script><style>a<b</style></foreignObject></svg><p>t",
+            "<svg><g><foreignObject><p>x</p><script>a<b</script></foreignObject><style>a</style></g></svg>",
+        ] {
+            same_tree(html);
+        }
+        assert_eq!(
+            slim(
+                "<script><!--<script></script>x</script><p>t",
+                MAX_ATTRIBUTES
+            ),
+            "<script> </script><p>t"
+        );
     }
 
     fn count(node: &NodeRef) -> usize {
