@@ -393,7 +393,7 @@ fn grow_tree(
 
 /// The largest f32 at most `t` (NaN stays NaN): for any f32 `x`, `x <= round_down(t)` exactly
 /// when `f64::from(x) <= t`, smartcore's test.
-fn round_down(t: f64) -> f32 {
+pub(crate) fn round_down(t: f64) -> f32 {
     let r = t as f32;
     if f64::from(r) > t {
         r.next_down()
@@ -434,10 +434,10 @@ pub struct Forest {
 }
 
 /// splitmix64: a small, well-known generator, enough for sampling rows and columns.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -445,13 +445,13 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 }
 
 /// Index drawn with probability proportional to its weight, from cumulative weights.
-fn draw(cumulative: &[f64], rng: &mut Rng) -> usize {
+pub(crate) fn draw(cumulative: &[f64], rng: &mut Rng) -> usize {
     let total = cumulative.last().copied().unwrap_or(0.0);
     if total <= 0.0 {
         return rng.below(cumulative.len().max(1));
@@ -462,12 +462,52 @@ fn draw(cumulative: &[f64], rng: &mut Rng) -> usize {
         .min(cumulative.len() - 1)
 }
 
-fn clean(v: f32) -> f32 {
+/// A value as training and prediction read it: NaN and infinities as 0.
+pub(crate) fn clean(v: f32) -> f32 {
     if v.is_finite() {
         v
     } else {
         0.0
     }
+}
+
+/// Check that `rows` are rows of `n_features` values, one per label, with one finite weight of
+/// 0 or more per row; the number of rows.
+pub(crate) fn check_shapes(
+    rows: &[f32],
+    n_features: usize,
+    labels: &[u8],
+    weights: Option<&[f32]>,
+) -> Result<usize, ForestError> {
+    if n_features == 0 || rows.len() % n_features != 0 {
+        return Err(ForestError::Shape(format!(
+            "{} values are not rows of {n_features} features",
+            rows.len()
+        )));
+    }
+    let n = rows.len() / n_features;
+    if n != labels.len() {
+        return Err(ForestError::Shape(format!(
+            "{n} rows but {} labels",
+            labels.len()
+        )));
+    }
+    if n == 0 {
+        return Err(ForestError::Shape("no rows to train on".into()));
+    }
+    if weights.is_some_and(|w| w.len() != n) {
+        return Err(ForestError::Shape(format!(
+            "{n} rows but {} weights",
+            weights.map_or(0, <[f32]>::len)
+        )));
+    }
+    if let Some(i) = weights.and_then(|w| w.iter().position(|v| !(v.is_finite() && *v >= 0.0))) {
+        return Err(ForestError::Shape(format!(
+            "row {i} has weight {}",
+            weights.map_or(0.0, |w| w[i])
+        )));
+    }
+    Ok(n)
 }
 
 /// Whether tree `t` leaves group `g` out of its sample (about half of the groups per tree).
@@ -527,35 +567,7 @@ impl Forest {
         params: &ForestParams,
     ) -> Result<(Forest, Option<Vec<f32>>), ForestError> {
         params.validate()?;
-        if n_features == 0 || rows.len() % n_features != 0 {
-            return Err(ForestError::Shape(format!(
-                "{} values are not rows of {n_features} features",
-                rows.len()
-            )));
-        }
-        let n = rows.len() / n_features;
-        if n != labels.len() {
-            return Err(ForestError::Shape(format!(
-                "{n} rows but {} labels",
-                labels.len()
-            )));
-        }
-        if n == 0 {
-            return Err(ForestError::Shape("no rows to train on".into()));
-        }
-        if weights.is_some_and(|w| w.len() != n) {
-            return Err(ForestError::Shape(format!(
-                "{n} rows but {} weights",
-                weights.map_or(0, <[f32]>::len)
-            )));
-        }
-        if let Some(i) = weights.and_then(|w| w.iter().position(|v| !(v.is_finite() && *v >= 0.0)))
-        {
-            return Err(ForestError::Shape(format!(
-                "row {i} has weight {}",
-                weights.map_or(0.0, |w| w[i])
-            )));
-        }
+        let n = check_shapes(rows, n_features, labels, weights)?;
         let positives = labels.iter().any(|&l| l != 0);
         let negatives = labels.contains(&0);
         if !positives || !negatives {

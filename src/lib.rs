@@ -11,6 +11,7 @@ pub mod align;
 pub mod annotate;
 pub mod batch;
 pub mod blocks;
+pub mod boost;
 pub mod context;
 pub mod decode;
 pub mod error;

@@ -38,7 +38,7 @@ enum Command {
     Features,
     /// Train a model from annotated pages, with domain-grouped cross-validation.
     #[command(after_help = TRAIN_EXAMPLE)]
-    Train(TrainArgs),
+    Train(Box<TrainArgs>),
     /// Score a model on annotated pages (word and block precision, recall, F1).
     Eval(EvalArgs),
     /// Show a model file's metadata.
@@ -74,7 +74,7 @@ struct TrainArgs {
     /// Cross-validation folds grouped by domain (0: none).
     #[arg(long)]
     folds: Option<usize>,
-    /// `forest`, `stacked` or `tree`.
+    /// `forest`, `stacked`, `boosted` or `tree`.
     #[arg(long)]
     kind: Option<String>,
     /// Trees in the forest.
@@ -104,6 +104,12 @@ struct TrainArgs {
     /// Row weighting: block, page or words.
     #[arg(long)]
     weighting: Option<String>,
+    /// Boosted models: factor on every tree's values.
+    #[arg(long)]
+    learning_rate: Option<f64>,
+    /// Boosted models: added to the curvature of every leaf.
+    #[arg(long)]
+    l2: Option<f64>,
     /// Share of a block's words that must align with the gold text for it to be content.
     #[arg(long)]
     min_aligned: Option<f32>,
@@ -228,7 +234,7 @@ fn main() -> ExitCode {
         Command::Features => {
             emit(&textsift::features::schema_markdown()).map(|()| ExitCode::SUCCESS)
         }
-        Command::Train(args) => train(args),
+        Command::Train(args) => train(*args),
         Command::Eval(args) => eval(args),
         Command::ModelInfo { model } => model_info(model),
     };
@@ -478,11 +484,12 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         m.kind = match k.as_str() {
             "forest" => ModelKind::Forest,
             "stacked" => ModelKind::Stacked,
+            "boosted" => ModelKind::Boosted,
             "tree" => {
                 m.trees = 1;
                 ModelKind::Tree
             }
-            other => anyhow::bail!("--kind must be forest, stacked or tree, not {other}"),
+            other => anyhow::bail!("--kind must be forest, stacked, boosted or tree, not {other}"),
         };
     }
     macro_rules! set {
@@ -493,6 +500,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
          feature_fraction => recipe.model.feature_fraction,
          rows_per_tree => recipe.model.rows_per_tree, balance => recipe.model.balance,
          seed => recipe.model.seed, stages => recipe.model.stages, min_aligned => recipe.labels.min_aligned,
+         learning_rate => recipe.model.learning_rate, l2 => recipe.model.l2,
          folds => recipe.cv.folds);
     if let Some(w) = &args.weighting {
         recipe.model.weighting = toml::Value::String(w.clone())

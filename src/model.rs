@@ -1,11 +1,13 @@
-//! The block classifier: a forest of smartcore decision trees with its training metadata,
-//! saved to and loaded from a versioned model file ([`crate::serial`]).
+//! The block classifier: smartcore decision trees, bagged into forests ([`crate::forest`]) or
+//! boosted ([`crate::boost`]), with its training metadata, saved to and loaded from a
+//! versioned model file ([`crate::serial`]).
 
+use crate::boost::{BoostParams, Booster};
 use crate::context::{stacked_rows, text_key, Lexicon, N_STACKED};
 use crate::decode::{Decoder, Decoding};
 use crate::error::{Error, Result};
 use crate::features::{schema_hash, FeatureMatrix, N_FEATURES, SCHEMA};
-use crate::forest::{Forest, ForestParams};
+use crate::forest::{Forest, ForestError, ForestParams};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -23,6 +25,9 @@ pub enum ModelKind {
     /// Two forests: the second sees the features and the first one's scores of the whole
     /// page ([`crate::context`]).
     Stacked,
+    /// Gradient-boosted smartcore regression trees; the score is the logistic function of the
+    /// sum of their leaves.
+    Boosted,
 }
 
 impl std::fmt::Display for ModelKind {
@@ -31,6 +36,7 @@ impl std::fmt::Display for ModelKind {
             ModelKind::Tree => "tree",
             ModelKind::Forest => "forest",
             ModelKind::Stacked => "stacked",
+            ModelKind::Boosted => "boosted",
         })
     }
 }
@@ -73,11 +79,71 @@ pub struct ModelInfo {
     pub decoding: Option<Decoding>,
 }
 
-/// The payload of a model file: the first forest and, for a stacked model, the later ones,
+/// One classifier stage: a forest or a booster.
+#[derive(Debug, Serialize, Deserialize)]
+enum Stage {
+    Forest(Forest),
+    Boosted(Booster),
+}
+
+impl Stage {
+    fn predict_scores(&self, rows: &[f32], n_features: usize) -> Result<Vec<f32>, ForestError> {
+        match self {
+            Stage::Forest(f) => f.predict_scores(rows, n_features),
+            Stage::Boosted(b) => b.predict_scores(rows, n_features),
+        }
+    }
+
+    fn n_features(&self) -> usize {
+        match self {
+            Stage::Forest(f) => f.n_features(),
+            Stage::Boosted(b) => b.n_features(),
+        }
+    }
+
+    fn n_trees(&self) -> usize {
+        match self {
+            Stage::Forest(f) => f.n_trees(),
+            Stage::Boosted(b) => b.n_trees(),
+        }
+    }
+
+    fn check(&self) -> Result<(), ForestError> {
+        match self {
+            Stage::Forest(f) => f.check(),
+            Stage::Boosted(b) => b.check(),
+        }
+    }
+
+    fn feature_importances(&self) -> Vec<f64> {
+        match self {
+            Stage::Forest(f) => f.feature_importances(),
+            Stage::Boosted(b) => b.feature_importances(),
+        }
+    }
+
+    fn split_counts(&self) -> Vec<u32> {
+        match self {
+            Stage::Forest(f) => f.split_counts(),
+            Stage::Boosted(b) => b.split_counts(),
+        }
+    }
+}
+
+/// How one stage is trained.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StageParams {
+    /// A forest (or a single tree).
+    Forest(ForestParams),
+    /// A booster.
+    Boosted(BoostParams),
+}
+
+/// The payload of a model file: the first stage and, for a stacked model, the later ones,
 /// each of which also sees the previous one's scores of the whole page ([`crate::context`]).
 #[derive(Debug, Serialize, Deserialize)]
 struct Classifier {
-    first: Forest,
+    first: Stage,
     later: Option<LaterStages>,
 }
 
@@ -85,7 +151,7 @@ struct Classifier {
 /// their columns.
 #[derive(Debug, Serialize, Deserialize)]
 struct LaterStages {
-    forests: Vec<Forest>,
+    forests: Vec<Stage>,
     lexicon: Lexicon,
 }
 
@@ -120,7 +186,7 @@ impl Model {
         Model::assemble(
             info,
             Classifier {
-                first: forest,
+                first: Stage::Forest(forest),
                 later: None,
             },
         )
@@ -158,13 +224,28 @@ impl Model {
     pub fn train_rows(
         info: ModelInfo,
         data: &TrainingRows,
-        params: &ForestParams,
+        params: &StageParams,
         stages: usize,
     ) -> Result<Model> {
-        if info.kind == ModelKind::Stacked {
-            Model::train_stacked(info, data, params, stages)
-        } else {
-            Model::train(info, &data.rows, &data.labels, Some(&data.weights), params)
+        match params {
+            StageParams::Boosted(p) => {
+                let booster =
+                    Booster::fit(&data.rows, N_FEATURES, &data.labels, Some(&data.weights), p)
+                        .map_err(|e| Error::Training(e.to_string()))?;
+                Model::assemble(
+                    info,
+                    Classifier {
+                        first: Stage::Boosted(booster),
+                        later: None,
+                    },
+                )
+            }
+            StageParams::Forest(p) if info.kind == ModelKind::Stacked => {
+                Model::train_stacked(info, data, p, stages)
+            }
+            StageParams::Forest(p) => {
+                Model::train(info, &data.rows, &data.labels, Some(&data.weights), p)
+            }
         }
     }
 
@@ -203,7 +284,7 @@ impl Model {
                 "page sizes or text keys do not match the rows".into(),
             ));
         }
-        let fail = |e: crate::forest::ForestError| Error::Training(e.to_string());
+        let fail = |e: ForestError| Error::Training(e.to_string());
         let (first, oob) = Forest::fit_grouped(
             &data.rows,
             N_FEATURES,
@@ -242,19 +323,19 @@ impl Model {
                     &stage_params,
                 )
                 .map_err(fail)?;
-                forests.push(forest);
+                forests.push(Stage::Forest(forest));
                 scores = oob;
             } else {
-                forests.push(
+                forests.push(Stage::Forest(
                     Forest::fit(&stacked, N_STACKED, labels, weights, &stage_params)
                         .map_err(fail)?,
-                );
+                ));
             }
         }
         Model::assemble(
             info,
             Classifier {
-                first,
+                first: Stage::Forest(first),
                 later: Some(LaterStages { forests, lexicon }),
             },
         )
@@ -295,10 +376,11 @@ impl Model {
     fn decode(bytes: &[u8], deep: bool) -> Result<Model> {
         let (info, classifier): (ModelInfo, Classifier) =
             crate::serial::decode(bytes, schema_hash())?;
-        if deep {
-            let later = classifier.later.iter().flat_map(|s| &s.forests);
-            for forest in std::iter::once(&classifier.first).chain(later) {
-                forest
+        let later = classifier.later.iter().flat_map(|s| &s.forests);
+        for stage in std::iter::once(&classifier.first).chain(later) {
+            // A booster's check costs next to nothing: it is always made.
+            if deep || matches!(stage, Stage::Boosted(_)) {
+                stage
                     .check()
                     .map_err(|e| Error::Model(format!("corrupt model: {e}")))?;
             }
@@ -355,7 +437,7 @@ impl Model {
         if features.rows() == 0 {
             return Ok(Vec::new());
         }
-        let fail = |e: crate::forest::ForestError| Error::Model(e.to_string());
+        let fail = |e: ForestError| Error::Model(e.to_string());
         let first = self
             .classifier
             .first
@@ -395,7 +477,7 @@ impl Model {
                 self.info.kind,
                 c.first.n_trees(),
                 s.forests.len(),
-                s.forests.first().map_or(0, Forest::n_trees),
+                s.forests.first().map_or(0, Stage::n_trees),
                 N_STACKED - N_FEATURES,
                 s.lexicon.len()
             ),
@@ -456,6 +538,6 @@ impl Model {
                 .classifier
                 .later
                 .as_ref()
-                .map_or(0, |s| s.forests.iter().map(Forest::n_trees).sum())
+                .map_or(0, |s| s.forests.iter().map(Stage::n_trees).sum())
     }
 }

@@ -1,12 +1,14 @@
 //! Training: a recipe, domain-grouped cross-validation, the final model, and its report.
 
 use crate::annotate::{content_text, LabeledPage};
+use crate::boost::BoostParams;
 use crate::decode::{Decoder, Decoding};
 use crate::error::{Error, Result};
 use crate::eval::{Confusion, Evaluation, Means, PageScore};
 use crate::features::{F, N_FEATURES, SCHEMA};
 use crate::forest::ForestParams;
-use crate::model::{Model, ModelInfo, ModelKind, TrainingRows};
+use crate::model::{Model, ModelInfo, ModelKind, StageParams, TrainingRows};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Everything that decides how a model is trained. Read from TOML (`training/recipe.toml`),
@@ -51,21 +53,28 @@ pub struct ModelRecipe {
     /// Forests of a stacked model (2 or more): each after the first also sees the previous
     /// one's scores of the whole page. Other kinds have one.
     pub stages: usize,
+    /// Boosted models: the factor on every tree's values.
+    pub learning_rate: f64,
+    /// Boosted models: added to the curvature of every leaf, shrinking leaves of few rows.
+    pub l2: f64,
 }
 
 impl Default for ModelRecipe {
     fn default() -> Self {
+        // The shipped recipe (`training/recipe.toml`).
         ModelRecipe {
-            kind: ModelKind::Forest,
-            trees: 40,
-            max_depth: 14,
-            min_samples_leaf: 3,
+            kind: ModelKind::Boosted,
+            trees: 300,
+            max_depth: 6,
+            min_samples_leaf: 20,
             feature_fraction: 0.5,
-            rows_per_tree: 40_000,
+            rows_per_tree: 50_000,
             balance: false,
             weighting: Weighting::Words,
             seed: 42,
             stages: 2,
+            learning_rate: 0.1,
+            l2: 1.0,
         }
     }
 }
@@ -112,7 +121,7 @@ impl Default for CvRecipe {
     fn default() -> Self {
         CvRecipe {
             folds: 5,
-            thresholds: (6..=14).map(|i| i as f32 * 0.05).collect(),
+            thresholds: vec![0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7],
         }
     }
 }
@@ -133,9 +142,11 @@ impl Recipe {
     /// Check every setting, naming the bad one.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(Error::Config(m));
-        self.forest_params()
-            .validate()
-            .map_err(|e| Error::Config(e.to_string()))?;
+        match self.stage_params() {
+            StageParams::Forest(p) => p.validate(),
+            StageParams::Boosted(p) => p.validate(),
+        }
+        .map_err(|e| Error::Config(e.to_string()))?;
         if self.model.kind == ModelKind::Tree && self.model.trees != 1 {
             return bad(format!(
                 "model.kind = \"tree\" needs model.trees = 1 (got {})",
@@ -160,6 +171,25 @@ impl Recipe {
             return bad("cv.thresholds must be a non-empty list of values in 0..1".into());
         }
         Ok(())
+    }
+
+    /// How this recipe trains a stage.
+    pub fn stage_params(&self) -> StageParams {
+        let m = &self.model;
+        if m.kind == ModelKind::Boosted {
+            StageParams::Boosted(BoostParams {
+                n_trees: m.trees,
+                max_depth: m.max_depth,
+                min_samples_leaf: m.min_samples_leaf,
+                feature_fraction: m.feature_fraction,
+                rows_per_tree: m.rows_per_tree,
+                learning_rate: m.learning_rate,
+                l2: m.l2,
+                seed: m.seed,
+            })
+        } else {
+            StageParams::Forest(self.forest_params())
+        }
     }
 
     /// The forest parameters of this recipe.
@@ -329,31 +359,41 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     }
     let groups: Vec<&str> = pages.iter().map(|p| p.group.as_str()).collect();
     let fold_of = assign_folds(&groups, k);
-    let params = recipe.forest_params();
-    let mut scores: Vec<Vec<f32>> = vec![Vec::new(); pages.len()];
-    for fold in 0..k {
-        let data = rows_of(
+    let params = recipe.stage_params();
+    // Folds are trained side by side: a booster's rounds follow one another, so one fold
+    // alone keeps a single core busy.
+    let per_fold: Vec<Vec<(usize, Vec<f32>)>> = (0..k)
+        .into_par_iter()
+        .map(|fold| {
+            let data = rows_of(
+                pages
+                    .iter()
+                    .zip(&fold_of)
+                    .filter(|(_, &f)| f != fold)
+                    .map(|(p, _)| p),
+                recipe.model.weighting,
+            );
+            if data.rows.is_empty() {
+                return Err(Error::Training(format!("fold {fold} has no training rows")));
+            }
+            let model = Model::train_rows(
+                placeholder_info(recipe),
+                &data,
+                &params,
+                recipe.model.stages,
+            )?;
+            drop(data);
             pages
                 .iter()
-                .zip(&fold_of)
-                .filter(|(_, &f)| f != fold)
-                .map(|(p, _)| p),
-            recipe.model.weighting,
-        );
-        if data.rows.is_empty() {
-            return Err(Error::Training(format!("fold {fold} has no training rows")));
-        }
-        let model = Model::train_rows(
-            placeholder_info(recipe),
-            &data,
-            &params,
-            recipe.model.stages,
-        )?;
-        for (i, p) in pages.iter().enumerate() {
-            if fold_of[i] == fold {
-                scores[i] = model.scores(&p.features, &p.texts)?;
-            }
-        }
+                .enumerate()
+                .filter(|&(i, _)| fold_of[i] == fold)
+                .map(|(i, p)| Ok((i, model.scores(&p.features, &p.texts)?)))
+                .collect()
+        })
+        .collect::<Result<_>>()?;
+    let mut scores: Vec<Vec<f32>> = vec![Vec::new(); pages.len()];
+    for (i, s) in per_fold.into_iter().flatten() {
+        scores[i] = s;
     }
     let eval_with = |d: &Decoding| evaluate_scores(pages, &scores, d);
     let word_f1 = |e: &Evaluation| {
@@ -472,7 +512,7 @@ pub fn train_final(
             info.cv.push((format!("word_f1.{t}"), m.f1));
         }
     }
-    Model::train_rows(info, &rows, &recipe.forest_params(), recipe.model.stages)
+    Model::train_rows(info, &rows, &recipe.stage_params(), recipe.model.stages)
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, or the date of `SOURCE_DATE_EPOCH` when set, so that a
@@ -717,6 +757,9 @@ mod tests {
         let r = Recipe::from_toml("[model]\ntrees = 7\n").unwrap();
         assert_eq!(r.model.trees, 7);
         assert_eq!(Recipe::from_toml(&r.to_toml()).unwrap(), r);
+        // Without a recipe, `train` uses the shipped one.
+        let shipped = Recipe::from_toml(include_str!("../training/recipe.toml")).unwrap();
+        assert_eq!(shipped, Recipe::default());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Damaged and crafted model files are refused with a clear error before any prediction.
 
 use std::process::Command;
+use textsift::boost::{BoostParams, Booster};
 use textsift::forest::{Forest, ForestParams};
 use textsift::model::Model;
 use textsift::serial::{FORMAT_VERSION, MAGIC};
@@ -172,6 +173,54 @@ fn tampered_forests_fail_their_check() {
         let mut bad = good.clone();
         edit(&mut bad);
         assert!(load(&bad).check().is_err(), "{what} was not caught");
+    }
+}
+
+/// A booster whose trees were tampered with is refused by its check, which a file's loading
+/// always makes (it is what keeps prediction in bounds).
+#[test]
+fn tampered_boosters_fail_their_check() {
+    let mut rows = Vec::new();
+    let mut labels = Vec::new();
+    for i in 0..300u32 {
+        let (a, b, c) = ((i % 10) as f32, (i % 7) as f32, (i % 3) as f32);
+        rows.extend([a, b, c]);
+        labels.push(u8::from(a > 4.0 && c < 2.0));
+    }
+    let params = BoostParams {
+        n_trees: 4,
+        max_depth: 4,
+        min_samples_leaf: 2,
+        feature_fraction: 1.0,
+        rows_per_tree: 300,
+        learning_rate: 0.3,
+        l2: 1.0,
+        seed: 1,
+    };
+    let booster = Booster::fit(&rows, 3, &labels, None, &params).unwrap();
+    let good = serde_json::to_value(&booster).unwrap();
+    let load = |v: &serde_json::Value| serde_json::from_value::<Booster>(v.clone()).unwrap();
+    load(&good).check().unwrap();
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let edits: Vec<(&str, Edit)> = vec![
+        (
+            "column",
+            Box::new(|v| v["trees"][0]["nodes"][0][0] = 3.into()),
+        ),
+        ("depth", Box::new(|v| v["trees"][1]["depth"] = 4.into())),
+        (
+            "missing leaf",
+            Box::new(|v| {
+                v["trees"][0]["values"].as_array_mut().unwrap().pop();
+            }),
+        ),
+        ("base", Box::new(|v| v["base"] = serde_json::Value::Null)),
+    ];
+    for (what, edit) in edits {
+        let mut bad = good.clone();
+        edit(&mut bad);
+        let caught = serde_json::from_value::<Booster>(bad).map_or(true, |b| b.check().is_err());
+        assert!(caught, "{what} was not caught");
     }
 }
 

@@ -55,6 +55,7 @@ fn manifest(dir: &std::path::Path) -> std::path::PathBuf {
 
 fn small_recipe() -> Recipe {
     let mut r = Recipe::default();
+    r.model.kind = textsift::model::ModelKind::Forest;
     r.model.trees = 5;
     r.model.rows_per_tree = 500;
     r.model.max_depth = 6;
@@ -221,6 +222,50 @@ fn stacked_models_train_round_trip_and_repeat() {
             let kept: Vec<bool> = scores.iter().map(|&s| s >= 0.5).collect();
             assert_eq!(kept, p.labels, "{}", p.id);
         }
+    }
+}
+
+#[test]
+fn boosted_models_train_round_trip_and_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pages, _) = annotate::load(&manifest(dir.path()), 0.5, 1 << 20).unwrap();
+    let mut recipe = small_recipe();
+    recipe.model.kind = textsift::model::ModelKind::Boosted;
+    recipe.model.trees = 20;
+    recipe.model.learning_rate = 0.3;
+    recipe.model.min_samples_leaf = 5;
+    let cv = train::cross_validate(&pages, &recipe).unwrap();
+    assert!(cv.all.overall().f1 > 0.9, "{}", cv.all.markdown());
+    let train =
+        || train::train_final(&pages, &recipe, vec![], Some(&cv), "2026-01-01".into()).unwrap();
+    let model = train();
+    assert!(!model.is_stacked());
+    assert_eq!(model.n_trees(), 20);
+    assert!(
+        model.describe().starts_with("boosted: 20 trees"),
+        "{}",
+        model.describe()
+    );
+    let bytes = model.to_bytes().unwrap();
+    assert_eq!(train().to_bytes().unwrap(), bytes);
+    let back = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(back.info.kind, textsift::model::ModelKind::Boosted);
+    for p in &pages {
+        let scores = model.scores(&p.features, &p.texts).unwrap();
+        assert_eq!(back.scores(&p.features, &p.texts).unwrap(), scores);
+        let kept: Vec<bool> = scores.iter().map(|&s| s >= 0.5).collect();
+        assert_eq!(kept, p.labels, "{}", p.id);
+    }
+    // Settings out of range are refused before training, naming the setting.
+    for (field, toml) in [
+        ("learning_rate", "learning_rate = 0.0"),
+        ("l2", "l2 = -1.0"),
+        ("max_depth", "max_depth = 13"),
+        ("max_depth", "max_depth = 1"),
+    ] {
+        let text = format!("[model]\nkind = \"boosted\"\n{toml}\n");
+        let err = Recipe::from_toml(&text).unwrap_err().to_string();
+        assert!(err.contains(field), "{err}");
     }
 }
 
