@@ -4,8 +4,10 @@
 //! features ([`features`]), and a model trained offline labels every block content or boilerplate.
 //!
 //! The stages, each in its own module: [`input`] (files, gzip) → [`html`] (bytes to text) →
-//! [`blocks`] (segmentation) → [`features`] → [`model`] (scores) → [`decode`] (labels) →
-//! [`output`]. Beside them: [`annotate`] (annotations to block labels), [`train`], [`eval`].
+//! [`blocks`] (segmentation) → [`features`] → [`model`] (scores; its kinds in [`boost`],
+//! [`forest`] and [`context`]) → [`decode`] (labels) → [`output`]. Beside them: [`annotate`]
+//! (annotations to block labels), [`train`], [`eval`], [`extract`] (the [`Extractor`]) and
+//! [`batch`] (ordered parallel runs).
 
 pub mod align;
 pub mod annotate;

@@ -678,7 +678,7 @@ pub fn report_markdown(r: &ReportInputs) -> String {
             confusion_markdown(&cv.all.blocks)
         );
     }
-    let _ = writeln!(s, "## Most used features\n\nColumns of the final model's last forest: impurity-based importance summed over its trees (smartcore's `compute_feature_importances`, normalised to sum 1) and the number of splits on the column in all its trees.\n\n| feature | importance | splits |\n|---|---:|---:|");
+    let _ = writeln!(s, "## Most used features\n\nColumns of the final model's last stage (the booster, or the last forest): impurity-based importance summed over its trees (smartcore's `compute_feature_importances`, normalised to sum 1) and the number of splits on the column in all its trees.\n\n| feature | importance | splits |\n|---|---:|---:|");
     for f in r.model.importances().into_iter().take(25) {
         let _ = writeln!(s, "| `{}` | {:.4} | {} |", f.name, f.importance, f.splits);
     }
