@@ -161,6 +161,37 @@ fn open_stream(path: Option<&Path>) -> Result<(Box<dyn BufRead + Send>, bool)> {
     }
 }
 
+/// What an input holds, told by its first bytes (after gunzip).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    /// A WARC file (starts with `WARC/`).
+    Warc,
+    /// JSON Lines of `{"id", "html"}` records (starts with `{`).
+    JsonLines,
+    /// One page.
+    Page,
+}
+
+fn container_of(head: &[u8]) -> Container {
+    let head = &head[..head.len().min(8)];
+    if head.starts_with(b"WARC/") {
+        Container::Warc
+    } else if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        Container::JsonLines
+    } else {
+        Container::Page
+    }
+}
+
+/// What the file at `path` holds, from its first bytes; a file that cannot be read is a page
+/// (its error is reported when the page is read).
+pub fn container(path: &Path) -> Container {
+    match open_stream(Some(path)) {
+        Ok((mut stream, _)) => stream.fill_buf().map_or(Container::Page, container_of),
+        Err(_) => Container::Page,
+    }
+}
+
 /// Every page of one input, lazily: a WARC file (its `response` records, recognised by the
 /// `WARC/` header), a JSON Lines file of `{"id", "html"}` records (recognised by a leading
 /// `{`), or a single page. Pages are read one at a time, so a large WARC file streams.
@@ -179,16 +210,14 @@ pub fn pages(
         Ok(s) => s,
         Err(e) => return single(Err(e)),
     };
-    let head: Vec<u8> = match stream.fill_buf() {
-        Ok(h) => h.iter().take(8).copied().collect(),
+    let kind = match stream.fill_buf() {
+        Ok(h) => container_of(h),
         Err(e) => return single(Err(Error::Gzip(e.to_string()))),
     };
-    let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    if head.starts_with(b"WARC/") {
-        return Box::new(warc_pages(source, stream, max_bytes));
-    }
-    if first == Some(b'{') {
-        return Box::new(jsonl_pages(source, stream, max_bytes));
+    match kind {
+        Container::Warc => return Box::new(warc_pages(source, stream, max_bytes)),
+        Container::JsonLines => return Box::new(jsonl_pages(source, stream, max_bytes)),
+        Container::Page => {}
     }
     let bytes = read_limited(stream, max_bytes).map_err(|e| match e {
         Error::Io { source: io, .. } if io.kind() == std::io::ErrorKind::UnexpectedEof => {

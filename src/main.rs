@@ -218,7 +218,8 @@ struct ExtractArgs {
     input: InputArgs,
     #[command(flatten)]
     model: ModelArgs,
-    /// Output format (default: text for one input file, jsonl otherwise).
+    /// Output format (default: text for one page, a single HTML file or standard input;
+    /// jsonl for several inputs, a directory, a WARC or a JSON Lines file).
     #[arg(long, value_enum)]
     format: Option<Format>,
     /// Include every block with its label and score (json and jsonl).
@@ -412,8 +413,16 @@ fn blocks(args: BlocksArgs) -> anyhow::Result<ExitCode> {
 
 fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     let ex = extractor(&args.model, args.input.max_bytes)?;
-    let single = args.input.inputs.len() == 1
-        && (args.input.inputs[0] == "-" || !std::path::Path::new(&args.input.inputs[0]).is_dir());
+    // Text for one page; several inputs, a directory, a WARC or a JSON Lines file hold several
+    // pages, whose texts would run together.
+    let single = match args.input.inputs.as_slice() {
+        [one] if one == "-" => true,
+        [one] => {
+            let path = std::path::Path::new(one);
+            !path.is_dir() && input::container(path) == input::Container::Page
+        }
+        _ => false,
+    };
     let format = args
         .format
         .unwrap_or(if single { Format::Text } else { Format::Jsonl });

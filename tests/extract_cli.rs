@@ -159,10 +159,8 @@ fn jsonl_and_warc_inputs() {
     writeln!(f, "this line is not JSON").unwrap();
     writeln!(f, "{}", serde_json::json!({"id": 7, "html": article(4)})).unwrap();
     drop(f);
-    let out = textsift(
-        &["extract", "--format", "jsonl", jsonl.to_str().unwrap()],
-        None,
-    );
+    // A JSON Lines file holds several pages: JSON Lines out by default.
+    let out = textsift(&["extract", jsonl.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1));
     let ids: Vec<String> = stdout(&out)
         .lines()
@@ -197,10 +195,8 @@ fn jsonl_and_warc_inputs() {
         );
     }
     std::fs::write(&warc, &w).unwrap();
-    let out = textsift(
-        &["extract", "--format", "jsonl", warc.to_str().unwrap()],
-        None,
-    );
+    // So does a WARC file.
+    let out = textsift(&["extract", warc.to_str().unwrap()], None);
     assert!(out.status.success(), "{}", stderr(&out));
     let recs: Vec<serde_json::Value> = stdout(&out)
         .lines()
