@@ -14,7 +14,7 @@
 //! then walks a fixed number of steps with no pointer to follow (the children of split `i` are
 //! `2i + 1` and `2i + 2`), and shallow trees of a few kilobytes stay in the first cache.
 
-use crate::forest::{clean, round_down, ForestError, Rng};
+use crate::forest::{clean, normalised_importances, round_down, ForestError, Rng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use smartcore::linalg::basic::matrix::DenseMatrix;
@@ -388,13 +388,7 @@ impl Booster {
 
     /// smartcore's impurity-based importances summed over trees, normalised to sum 1.
     pub fn feature_importances(&self) -> Vec<f64> {
-        let mut total = self.importances.clone();
-        total.resize(self.n_features, 0.0);
-        let sum: f64 = total.iter().sum();
-        if sum > 0.0 {
-            total.iter_mut().for_each(|v| *v /= sum);
-        }
-        total
+        normalised_importances(&self.importances, self.n_features)
     }
 
     /// Splits on each column, over all trees (the "all left" stand-ins for shallow leaves are
@@ -448,21 +442,7 @@ struct NodeShape {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Rows of 3 features; class 1 when feature 0 > 0.5 and feature 2 < 0.3.
-    fn data(n: usize, seed: u64) -> (Vec<f32>, Vec<u8>) {
-        let mut rng = Rng(seed);
-        let mut rows = Vec::new();
-        let mut labels = Vec::new();
-        for _ in 0..n {
-            let r: Vec<f32> = (0..3)
-                .map(|_| (rng.next() % 1000) as f32 / 1000.0)
-                .collect();
-            labels.push(u8::from(r[0] > 0.5 && r[2] < 0.3));
-            rows.extend(r);
-        }
-        (rows, labels)
-    }
+    use crate::forest::tests::data;
 
     fn params() -> BoostParams {
         BoostParams {

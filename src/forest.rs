@@ -799,13 +799,7 @@ impl Forest {
     /// smartcore's impurity-based importances summed over trees, mapped back to the original
     /// columns and normalised to sum 1.
     pub fn feature_importances(&self) -> Vec<f64> {
-        let mut total = self.importances.clone();
-        total.resize(self.n_features, 0.0);
-        let sum: f64 = total.iter().sum();
-        if sum > 0.0 {
-            total.iter_mut().for_each(|v| *v /= sum);
-        }
-        total
+        normalised_importances(&self.importances, self.n_features)
     }
 }
 
@@ -845,6 +839,18 @@ impl Forest {
     }
 }
 
+/// Importances summed over trees, padded to `n_features` columns and normalised to sum 1
+/// (all zeros stay zeros).
+pub(crate) fn normalised_importances(importances: &[f64], n_features: usize) -> Vec<f64> {
+    let mut total = importances.to_vec();
+    total.resize(n_features, 0.0);
+    let sum: f64 = total.iter().sum();
+    if sum > 0.0 {
+        total.iter_mut().for_each(|v| *v /= sum);
+    }
+    total
+}
+
 /// What a tree's serde form holds that [`FlatTree::from_smartcore`] reads; other fields are
 /// skipped.
 #[derive(Deserialize)]
@@ -867,11 +873,11 @@ struct NodeShape {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Rows of 3 features; class 1 when feature 0 > 0.5 and feature 2 < 0.3.
-    fn data(n: usize, seed: u64) -> (Vec<f32>, Vec<u8>) {
+    pub(crate) fn data(n: usize, seed: u64) -> (Vec<f32>, Vec<u8>) {
         let mut rng = Rng(seed);
         let mut rows = Vec::new();
         let mut labels = Vec::new();
