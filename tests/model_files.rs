@@ -110,14 +110,20 @@ fn crafted_files_found_by_fuzzing_are_refused() {
     }
 }
 
-fn small_forest() -> Forest {
+/// `n` rows of 3 features; class 1 when feature 0 > 4 and feature 2 < 2.
+fn toy_rows(n: u32) -> (Vec<f32>, Vec<u8>) {
     let mut rows = Vec::new();
     let mut labels = Vec::new();
-    for i in 0..200u32 {
+    for i in 0..n {
         let (a, b, c) = ((i % 10) as f32, (i % 7) as f32, (i % 3) as f32);
         rows.extend([a, b, c]);
         labels.push(u8::from(a > 4.0 && c < 2.0));
     }
+    (rows, labels)
+}
+
+fn small_forest() -> Forest {
+    let (rows, labels) = toy_rows(200);
     let params = ForestParams {
         n_trees: 3,
         max_depth: 4,
@@ -180,13 +186,7 @@ fn tampered_forests_fail_their_check() {
 /// always makes (it is what keeps prediction in bounds).
 #[test]
 fn tampered_boosters_fail_their_check() {
-    let mut rows = Vec::new();
-    let mut labels = Vec::new();
-    for i in 0..300u32 {
-        let (a, b, c) = ((i % 10) as f32, (i % 7) as f32, (i % 3) as f32);
-        rows.extend([a, b, c]);
-        labels.push(u8::from(a > 4.0 && c < 2.0));
-    }
+    let (rows, labels) = toy_rows(300);
     let params = BoostParams {
         n_trees: 4,
         max_depth: 4,
