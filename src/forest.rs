@@ -479,7 +479,7 @@ pub(crate) fn check_shapes(
     labels: &[u8],
     weights: Option<&[f32]>,
 ) -> Result<usize, ForestError> {
-    if n_features == 0 || rows.len() % n_features != 0 {
+    if n_features == 0 || !rows.len().is_multiple_of(n_features) {
         return Err(ForestError::Shape(format!(
             "{} values are not rows of {n_features} features",
             rows.len()
@@ -744,7 +744,7 @@ impl Forest {
 
     /// Share of trees voting class 1, per row of row-major `rows`.
     pub fn predict_scores(&self, rows: &[f32], n_features: usize) -> Result<Vec<f32>, ForestError> {
-        if n_features != self.n_features || rows.len() % n_features != 0 {
+        if n_features != self.n_features || !rows.len().is_multiple_of(n_features) {
             return Err(ForestError::Shape(format!(
                 "the forest expects rows of {} features, got {} values in rows of {n_features}",
                 self.n_features,
