@@ -77,12 +77,8 @@ fn main() {
         let Ok(raw) = textsift::input::gunzip_if_gzip(file.clone(), u64::MAX) else {
             continue;
         };
-        if let Ok(d) = textsift::html::decode(&raw) {
-            pages.push(Page {
-                file,
-                raw,
-                text: d.text,
-            });
+        if let Ok(text) = textsift::html::decode(&raw).map(|d| d.text.into_owned()) {
+            pages.push(Page { file, raw, text });
         }
     }
     let mb = pages.iter().map(|p| p.text.len()).sum::<usize>() as f64 / 1e6;

@@ -7,6 +7,7 @@
 use crate::error::{Error, Result};
 use encoding_rs::Encoding;
 use regex::bytes::Regex;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// How many leading bytes are searched for a charset declaration. The HTML standard says 1024;
@@ -15,9 +16,9 @@ const SNIFF_BYTES: usize = 8192;
 
 /// A page decoded to UTF-8.
 #[derive(Debug, Clone)]
-pub struct Decoded {
-    /// The page text.
-    pub text: String,
+pub struct Decoded<'a> {
+    /// The page text: the input itself when it was UTF-8 already.
+    pub text: Cow<'a, str>,
     /// The encoding that was used, by its WHATWG name.
     pub encoding: &'static str,
     /// Whether malformed byte sequences were replaced.
@@ -35,7 +36,7 @@ fn meta_charset_regex() -> &'static Regex {
 /// Decode raw page bytes (already decompressed) to text.
 ///
 /// Refuses empty input and bytes that are clearly not text (images, PDFs, archives, NUL-heavy data).
-pub fn decode(bytes: &[u8]) -> Result<Decoded> {
+pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(Error::Empty);
     }
@@ -69,10 +70,10 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded> {
     Ok(finish(detector.guess(None, true), bytes))
 }
 
-fn finish(enc: &'static Encoding, bytes: &[u8]) -> Decoded {
+fn finish<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
     let (text, had_errors) = enc.decode_without_bom_handling(bytes);
     Decoded {
-        text: text.into_owned(),
+        text,
         encoding: enc.name(),
         had_errors,
     }
@@ -188,7 +189,7 @@ mod tests {
         with_bom.extend_from_slice(&le);
         assert_eq!(decode(&with_bom).unwrap().text, page);
         let d = decode(&le).unwrap();
-        assert_eq!((d.encoding, d.text.as_str()), ("UTF-16LE", page));
+        assert_eq!((d.encoding, &*d.text), ("UTF-16LE", page));
         let be: Vec<u8> = page.encode_utf16().flat_map(|u| u.to_be_bytes()).collect();
         assert_eq!(decode(&be).unwrap().encoding, "UTF-16BE");
     }

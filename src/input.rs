@@ -4,7 +4,7 @@
 //! made it unreadable, so that a batch reports a bad page and goes on.
 
 use crate::error::{Error, Result};
-use flate2::read::MultiGzDecoder;
+use flate2::bufread::MultiGzDecoder;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -117,7 +117,15 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return Ok(bytes);
     }
-    let mut out = Vec::new();
+    // The last four bytes give the size of the last member (modulo 4 GiB): room for the whole
+    // output at once saves growing the buffer step by step. The claim is only trusted up to
+    // the limit and to what deflate can make of the input (at most 1032 bytes out of one).
+    let claimed = bytes
+        .last_chunk::<4>()
+        .map_or(0, |&size| u64::from(u32::from_le_bytes(size)));
+    let possible = (bytes.len() as u64).saturating_mul(1032);
+    let room = claimed.min(possible).min(max_bytes.saturating_add(1));
+    let mut out = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
     let result = MultiGzDecoder::new(bytes.as_slice())
         .take(max_bytes.saturating_add(1))
         .read_to_end(&mut out);
