@@ -293,7 +293,11 @@ fn directory(c: &mut Criterion) {
         .filter_map(|(_, path)| {
             textsift::input::read(path.as_deref(), textsift::input::DEFAULT_MAX_BYTES).ok()
         })
-        .filter_map(|bytes| textsift::html::decode(&bytes).ok().map(|d| d.text.into_owned()))
+        .filter_map(|bytes| {
+            textsift::html::decode(&bytes)
+                .ok()
+                .map(|d| d.text.into_owned())
+        })
         .collect();
     if pages.is_empty() {
         eprintln!("TEXTSIFT_BENCH_DIR holds no readable page");

@@ -585,30 +585,133 @@ fn comment_end(b: &[u8], from: usize) -> usize {
     b.len()
 }
 
+/// The index of the first byte from `j` whose class is none of `over` (or the end).
+fn skip_over(b: &[u8], mut j: usize, over: u8) -> usize {
+    while j < b.len() && TAG_BYTE[usize::from(b[j])] & over != 0 {
+        j += 1;
+    }
+    j
+}
+
+/// The index of the first byte from `j` whose class is one of `stop` (or the end).
+fn until_one_of(b: &[u8], mut j: usize, stop: u8) -> usize {
+    while j < b.len() && TAG_BYTE[usize::from(b[j])] & stop == 0 {
+        j += 1;
+    }
+    j
+}
+
+/// Read the attributes of a tag from `j`, just after its name, as the tokenizer does:
+/// `each(name, start, end)` is called for each, with the bytes of its name and the span of the
+/// whole attribute. Returns the index of the tag's `>` (the length of `b` when the input ends
+/// first) and the end of the last attribute (`j` when there is none).
+fn attributes(b: &[u8], mut j: usize, mut each: impl FnMut(&[u8], usize, usize)) -> (usize, usize) {
+    let n = b.len();
+    let mut last_end = j;
+    loop {
+        j = skip_over(b, j, SPACE | SLASH);
+        if j >= n || b[j] == b'>' {
+            return (j, last_end);
+        }
+        let attr_at = j;
+        // The first character of a name may be `=`.
+        j = until_one_of(b, j + 1, SPACE | SLASH | GT | EQ);
+        let name_end = j;
+        let k = skip_over(b, j, SPACE);
+        if k < n && b[k] == b'=' {
+            let k = skip_over(b, k + 1, SPACE);
+            j = match b.get(k) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    memchr::memchr(q, &b[k + 1..]).map_or(n, |e| k + 1 + e + 1)
+                }
+                _ => until_one_of(b, k, SPACE | GT),
+            };
+        }
+        last_end = j.min(n);
+        each(&b[attr_at..name_end], attr_at, last_end);
+    }
+}
+
+/// Where the content of an `svg` element whose start tag ends just before `from` ends (the
+/// start of its `</svg>`), when nothing in it can reach outside it: only tags of SVG elements
+/// and text, with `title` and `desc` holding text only. Segmentation skips an `svg`, so such
+/// content (icons: paths, groups, gradients, often a tenth of a page's tags) can go before
+/// parsing. `None` for anything else: a tag that leaves SVG for HTML (`<p>`, `<div>`, a
+/// `font`…), an element whose content is HTML (`foreignObject`; `desc` or `title` holding
+/// tags), a script, a style or MathML, an end tag that closes no element opened inside (it
+/// would close HTML elements outside), a declaration, or no end at all.
+fn svg_content_end(b: &[u8], from: usize) -> Option<usize> {
+    let mut open: Vec<&[u8]> = Vec::new();
+    let mut i = from;
+    loop {
+        let at = i + memchr::memchr(b'<', &b[i..])?;
+        let closing = b.get(at + 1) == Some(&b'/');
+        let name_at = at + 1 + usize::from(closing);
+        if b[at + 1..].starts_with(b"!--") {
+            i = comment_end(b, at + 4);
+            continue;
+        }
+        if !b.get(name_at).is_some_and(u8::is_ascii_alphabetic) {
+            if closing || matches!(b.get(at + 1), Some(b'!' | b'?')) {
+                return None;
+            }
+            // A `<` that starts no tag is text.
+            i = at + 1;
+            continue;
+        }
+        let name_end = until_one_of(b, name_at, SPACE | SLASH | GT);
+        let name = &b[name_at..name_end];
+        let (gt, last_end) = attributes(b, name_end, |_, _, _| {});
+        if gt >= b.len() {
+            return None;
+        }
+        let self_closing = gt > last_end && b[gt - 1] == b'/';
+        if closing {
+            // An end tag in SVG closes the innermost open element of its name and those in it;
+            // with none, it would reach the HTML elements outside.
+            match open.iter().rposition(|o| o.eq_ignore_ascii_case(name)) {
+                Some(k) => open.truncate(k),
+                None if name.eq_ignore_ascii_case(b"svg") => return Some(at),
+                None => return None,
+            }
+        } else if !self_closing
+            && (name.eq_ignore_ascii_case(b"title") || name.eq_ignore_ascii_case(b"desc"))
+        {
+            // Their content is HTML: only plain text up to their end tag stays inside.
+            let end = gt + 1 + memchr::memchr(b'<', &b[gt + 1..])?;
+            if !is_end_tag(b, end, name) {
+                return None;
+            }
+            let (end_gt, _) = attributes(b, end + 2 + name.len(), |_, _, _| {});
+            i = end_gt + 1;
+            continue;
+        } else {
+            let html_inside = [&b"foreignobject"[..], b"script", b"style", b"math"]
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case(name));
+            if html_inside || breaks_out(name, false) || name.eq_ignore_ascii_case(b"font") {
+                return None;
+            }
+            if !self_closing {
+                open.push(name);
+            }
+        }
+        i = gt + 1;
+    }
+}
+
 /// The page without what the tree would not keep anyway, so that the tokenizer (most of the
 /// cost of parsing) reads a third of the bytes: the text of scripts and styles (a single space
 /// stays, so the element keeps its one text node), attributes of end tags, attributes that
 /// neither segmentation nor the tree builder reads ([`attribute_kept`]), and attributes of one
 /// tag past the first `max_attributes` (the tokenizer compares each attribute with the ones
-/// before it, which is quadratic in their number). The tree built from the result is the tree
-/// built from the page, but for what the parser's sink drops anyway.
+/// before it, which is quadratic in their number), and the content of `svg` elements that
+/// cannot reach outside them ([`svg_content_end`]). The tree built from the result is the tree
+/// built from the page, but for what the parser's sink drops anyway and the inside of those
+/// `svg` elements, which segmentation skips.
 fn slim(html: &str, max_attributes: usize) -> String {
     let b = html.as_bytes();
     let n = b.len();
-    let class = |j: usize| TAG_BYTE[usize::from(b[j])];
-    // The first index from `j` whose byte is of none of the classes in `over`, or `n`.
-    let skip = |mut j: usize, over: u8| {
-        while j < n && class(j) & over != 0 {
-            j += 1;
-        }
-        j
-    };
-    let until = |mut j: usize, stop: u8| {
-        while j < n && class(j) & stop == 0 {
-            j += 1;
-        }
-        j
-    };
     let mut out = String::with_capacity(n / 2);
     // `html[copied..]` is still to be copied.
     let mut copied = 0usize;
@@ -645,43 +748,24 @@ fn slim(html: &str, max_attributes: usize) -> String {
             _ => continue,
         };
         let name_at = i + usize::from(closing);
-        let mut j = until(name_at, SPACE | SLASH | GT);
+        let mut j = until_one_of(b, name_at, SPACE | SLASH | GT);
         let name = &b[name_at..j];
         // The tag up to its name is copied as it is; then each kept attribute after a space,
         // then what lies between the last attribute and `>` (spaces and slashes: a `/` just
         // before `>` marks a self-closing tag).
         let mut kept: Vec<(usize, usize)> = Vec::new();
         let mut count = 0usize;
-        let mut last_end = j;
         let mut font_breaks = false;
-        loop {
-            j = skip(j, SPACE | SLASH);
-            if j >= n || b[j] == b'>' {
-                break;
-            }
-            let attr_at = j;
+        let (gt, last_end) = attributes(b, j, |attr_name, attr_at, attr_end| {
             count += 1;
-            // The first character of a name may be `=`.
-            j = until(j + 1, SPACE | SLASH | GT | EQ);
-            let attr_name = &b[attr_at..j];
-            let k = skip(j, SPACE);
-            if k < n && b[k] == b'=' {
-                let k = skip(k + 1, SPACE);
-                j = match b.get(k) {
-                    Some(&q @ (b'"' | b'\'')) => {
-                        memchr::memchr(q, &b[k + 1..]).map_or(n, |e| k + 1 + e + 1)
-                    }
-                    _ => until(k, SPACE | GT),
-                };
-            }
-            last_end = j.min(n);
             font_breaks |= [&b"color"[..], b"face", b"size"]
                 .iter()
                 .any(|a| attr_name.eq_ignore_ascii_case(a));
             if !closing && count <= max_attributes && attribute_kept(attr_name) {
-                kept.push((attr_at, last_end));
+                kept.push((attr_at, attr_end));
             }
-        }
+        });
+        j = gt;
         if j >= n {
             // The page ends inside the tag, which the tokenizer then drops: copy it as it is.
             break;
@@ -711,24 +795,51 @@ fn slim(html: &str, max_attributes: usize) -> String {
         if closing {
             // An end tag closes the innermost open element of its name, and those inside it;
             // in an integration point, only the point itself.
+            let named = |o: &(Open, &[u8])| o.1.eq_ignore_ascii_case(name);
+            // The SVG or MathML elements open since the innermost integration point.
+            let base = open
+                .iter()
+                .rposition(|o| o.0 == Open::Html)
+                .map_or(0, |k| k + 1);
             let at = match open.last() {
-                Some(&(Open::Html, top)) => {
-                    (top.eq_ignore_ascii_case(name)).then(|| open.len() - 1)
-                }
-                _ => open.iter().rposition(|o| o.1.eq_ignore_ascii_case(name)),
+                None => None,
+                Some(&(Open::Html, top)) if top.eq_ignore_ascii_case(name) => Some(open.len() - 1),
+                // Read in the point itself, another end tag may close SVG or MathML elements
+                // around it; read in an HTML element inside the point, HTML elements. Which
+                // one only the tree builder knows: the rest of the page is left as it is.
+                Some(&(Open::Html, _)) => break,
+                // In SVG or MathML, an end tag closes the innermost element of its name, but
+                // one that names none of them goes on to the HTML elements around (closing
+                // them, or not): the rest of the page is left as it is.
+                Some(_) => match open[base..].iter().rposition(named) {
+                    Some(k) => Some(base + k),
+                    None => {
+                        break;
+                    }
+                },
             };
             if let Some(at) = at {
                 open.truncate(at);
             }
         } else if !self_closing && !in_select {
             // (A select ignores the tags of SVG and MathML.)
-            let kind = if is(b"svg") {
-                Some(Open::Svg)
-            } else if is(b"math") {
-                Some(Open::Math)
+            let top = open.last().copied();
+            let kind = if is(b"svg") || is(b"math") {
+                // In SVG or MathML, they make elements of the namespace they are in, but for
+                // `svg` right inside MathML's `annotation-xml`.
+                Some(match top {
+                    Some((Open::Math, t))
+                        if is(b"svg") && t.eq_ignore_ascii_case(b"annotation-xml") =>
+                    {
+                        Open::Svg
+                    }
+                    Some((o @ (Open::Svg | Open::Math), _)) => o,
+                    _ if is(b"svg") => Open::Svg,
+                    _ => Open::Math,
+                })
             } else {
                 // Integration points: elements of SVG or MathML whose content is HTML again.
-                match open.last() {
+                match top {
                     Some((Open::Svg, _)) if is(b"foreignobject") || is(b"desc") || is(b"title") => {
                         Some(Open::Html)
                     }
@@ -739,12 +850,21 @@ fn slim(html: &str, max_attributes: usize) -> String {
                     {
                         Some(Open::Html)
                     }
+                    // Any other element in SVG or MathML.
+                    Some((o @ (Open::Svg | Open::Math), _)) => Some(o),
                     _ => None,
                 }
             };
             if let Some(kind) = kind {
+                let outermost_svg = kind == Open::Svg && open.is_empty();
                 open.push((kind, name));
                 if kind == Open::Html {
+                    continue;
+                }
+                if let Some(end) = outermost_svg.then(|| svg_content_end(b, i)).flatten() {
+                    // Its end tag is read next.
+                    copied = end;
+                    i = end;
                     continue;
                 }
             }
@@ -869,6 +989,18 @@ pub(crate) mod tests {
             "<!DOCTYPE html>",
             "<![CDATA[",
             "]]>",
+            "<path d=1/>",
+            "<g>",
+            "</g>",
+            "<title>",
+            "</title>",
+            "<desc>",
+            "<foreignObject>",
+            "<font color=red>",
+            "<svg><rect></svg>",
+            "<annotation-xml encoding='text/html'>",
+            "<annotation-xml>",
+            "<mi>",
         ];
         let mut state = seed;
         let mut next = move |n: usize| {
@@ -885,12 +1017,36 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// Whether a node is an `svg` element.
+    fn is_svg(node: &NodeRef) -> bool {
+        node.as_element()
+            .is_some_and(|e| e.name.ns == ns!(svg) && e.name.local == local_name!("svg"))
+    }
+
     /// The tree as text: elements with the attributes kept for them, text with its whitespace
     /// collapsed, in document order. The text of scripts and styles is left out: nothing reads
-    /// it, and in SVG or MathML the sink keeps it.
+    /// it, and in SVG or MathML the sink keeps it. So is what lies inside an `svg` element,
+    /// which segmentation skips and slimming may drop.
     fn dump(doc: &NodeRef, attributes: &Attributes) -> String {
         let mut out = String::new();
+        let mut in_svg = 0usize;
         for edge in doc.traverse() {
+            let (kuchikiki::iter::NodeEdge::Start(node) | kuchikiki::iter::NodeEdge::End(node)) =
+                &edge;
+            let svg = usize::from(is_svg(node));
+            let inside = match edge {
+                kuchikiki::iter::NodeEdge::Start(_) => {
+                    in_svg += svg;
+                    in_svg > svg
+                }
+                kuchikiki::iter::NodeEdge::End(_) => {
+                    in_svg -= svg;
+                    in_svg > 0
+                }
+            };
+            if inside {
+                continue;
+            }
             match edge {
                 kuchikiki::iter::NodeEdge::Start(node) => match node.data() {
                     NodeData::Element(e) => {
@@ -936,7 +1092,53 @@ pub(crate) mod tests {
             dump(&b, &attrs_b),
             "{html:?} slimmed to {slimmed:?}"
         );
-        assert_eq!(n_a, n_b, "{html:?}");
+        // Dropped SVG content makes fewer elements.
+        if html.to_ascii_lowercase().contains("<svg") {
+            assert!(n_b <= n_a, "{html:?}");
+        } else {
+            assert_eq!(n_a, n_b, "{html:?}");
+        }
+    }
+
+    #[test]
+    fn svg_content_goes_when_it_cannot_reach_outside() {
+        let icon = "<p>a<svg viewBox=\"0 0 9 9\"><title>Search</title><g><path d=\"M0 0\"/>\
+                    <circle r=1></circle><!-- c --><rect></g></svg>b</p>";
+        assert_eq!(
+            slim(icon, MAX_ATTRIBUTES),
+            "<p>a<svg></svg>b</p>",
+            "attributes of an svg are not read, its content goes"
+        );
+        same_tree(icon);
+        // Content that could change the tree outside the svg stays.
+        for html in [
+            "<div><svg><path></div><p>x</p></svg>",
+            "<svg><g><div>x</div></g></svg><p>y",
+            "<svg><foreignObject><p>x</p></foreignObject></svg>",
+            "<svg><title>a<b>b</b></title></svg><i>c",
+            "<svg><desc>a</desc><font color=red>x</font></svg>",
+            "<svg><script>a<b</script></svg><p>t",
+            "<svg><![CDATA[<p>]]></svg>",
+            "<svg><path>",
+            "<b><svg><g></b></g></svg>x",
+        ] {
+            assert!(
+                !slim(html, MAX_ATTRIBUTES).contains("<svg></svg>"),
+                "{html}"
+            );
+            same_tree(html);
+        }
+        // Unclosed and nested SVG elements, in a table, inside other elements.
+        for html in [
+            "<svg><path d=1></svg><p>x",
+            "<svg><svg><rect/></svg><g></svg>t",
+            "<table><svg><path/></svg><tr><td>x</table>",
+            "<ul><li><svg><use href=#i></use></svg>item</li></ul>",
+            "<svg><g></G></svg><p>x</p>",
+        ] {
+            assert!(slim(html, MAX_ATTRIBUTES).contains("<svg></svg>"), "{html}");
+            same_tree(html);
+        }
     }
 
     #[test]
