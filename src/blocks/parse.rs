@@ -405,9 +405,9 @@ fn attribute_kept(name: &[u8]) -> bool {
 /// What an open element makes of its content, for [`slim`].
 #[derive(Clone, Copy, PartialEq)]
 enum Open {
-    /// `svg`: SVG elements.
+    /// An SVG element: its content is SVG.
     Svg,
-    /// `math`: MathML elements.
+    /// A MathML element: its content is MathML.
     Math,
     /// An SVG or MathML element whose content is HTML (`foreignObject`, `mtext`…).
     Html,
@@ -715,8 +715,8 @@ fn slim(html: &str, max_attributes: usize) -> String {
     let mut out = String::with_capacity(n / 2);
     // `html[copied..]` is still to be copied.
     let mut copied = 0usize;
-    // Open `svg` and `math` elements and their integration points, and whether a `select` is
-    // open outside them.
+    // The open SVG and MathML elements (integration points among them), by name, and whether
+    // a `select` is open outside them.
     let mut open: Vec<(Open, &[u8])> = Vec::new();
     let mut in_select = false;
     let mut i = 0usize;
@@ -793,8 +793,6 @@ fn slim(html: &str, max_attributes: usize) -> String {
             }
         }
         if closing {
-            // An end tag closes the innermost open element of its name, and those inside it;
-            // in an integration point, only the point itself.
             let named = |o: &(Open, &[u8])| o.1.eq_ignore_ascii_case(name);
             // The SVG or MathML elements open since the innermost integration point.
             let base = open
