@@ -42,7 +42,10 @@ pub enum Decoder {
     /// The blocks that maximise the page's expected word F1 when each block's score (raised to
     /// `gamma`) is read as the probability that it is content: the best blocks first, as many
     /// as raise the expectation. The cut thus adapts to the page: higher where the model is
-    /// sure of a large content, lower where it is unsure.
+    /// sure of a large content, lower where it is unsure. Keeping nothing is a candidate too:
+    /// its expected F1 is the chance that no block is content (WCXB scores an empty output 1
+    /// on a page without main content), so a page where every block is unlikely, such as the
+    /// shell of a page built by scripts, gives no text rather than its menus.
     #[serde(rename = "expected_f1")]
     ExpectedF1 {
         /// Exponent applied to the scores before they are read as probabilities (1: as they
@@ -175,6 +178,12 @@ fn expected_f1(scores: &[f32], words: &[f32], gamma: f32) -> Vec<bool> {
             }
         }
     }
+    // Keeping nothing scores 1 when no block is content, which has probability Π (1 − p):
+    // scores read as independent, like the expectation above.
+    let none_content = p.iter().map(|p| (1.0 - p).ln()).sum::<f64>().exp();
+    if none_content > best {
+        best_k = 0;
+    }
     let mut keep = vec![false; n];
     for &i in &order[..best_k] {
         keep[i] = true;
@@ -282,6 +291,17 @@ mod tests {
             d.decode(&[0.5, 0.4, 0.1], &[10.0, 10.0, 10.0]),
             [true, true, false]
         );
+        // A page where no block is likely content keeps nothing: 0.9 × 0.95 × 0.95 = 0.81
+        // that nothing is content, against an expected F1 of 2·0.1·5 / (5 + 1.75) ≈ 0.15 for
+        // the best block.
+        assert_eq!(
+            d.decode(&[0.1, 0.05, 0.05], &[5.0, 5.0, 5.0]),
+            [false, false, false]
+        );
+        // With more such blocks, some content somewhere becomes likely, and the best is kept.
+        let many = [0.1f32; 40];
+        let keep = d.decode(&many, &[5.0; 40]);
+        assert!(keep.iter().all(|&k| k));
         // Equal scores go together; nothing scored keeps nothing.
         assert_eq!(
             d.decode(&[0.6, 0.6, 0.0], &[5.0, 5.0, 5.0]),
