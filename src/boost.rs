@@ -23,6 +23,7 @@ use smartcore::linalg::basic::matrix::DenseMatrix;
 use smartcore::tree::decision_tree_regressor::{
     DecisionTreeRegressor, DecisionTreeRegressorParameters,
 };
+use std::sync::OnceLock;
 
 type Regressor = DecisionTreeRegressor<f32, f64, DenseMatrix<f32>, Vec<f64>>;
 
@@ -71,14 +72,15 @@ const fn side_masks() -> [[(u32, u32); 31]; SET_DEPTH + 1] {
 #[multiversion::multiversion(targets("x86_64+avx2", "x86_64+sse4.1"))]
 fn add_trees(
     trees: &[BoostTree],
+    sets: &[SetSplits],
     batch: &[f32],
     width: usize,
     columns: &[[f32; LANES]],
     sums: &mut [f32; LANES],
 ) {
-    for tree in trees {
+    for (tree, splits) in trees.iter().zip(sets) {
         if usize::from(tree.depth) <= SET_DEPTH {
-            let live = leaf_sets(&tree.nodes, &SIDE_MASKS[usize::from(tree.depth)], columns);
+            let live = leaf_sets(splits, columns);
             let last = tree.values.len() - 1;
             let mut values = [0.0f32; LANES];
             for (v, l) in values.iter_mut().zip(live) {
@@ -93,15 +95,42 @@ fn add_trees(
     }
 }
 
+/// The splits of a tree evaluated by leaf sets: the column each reads and its threshold, and
+/// apart (the two kept side by side compile to a slower loop), the leaves still reachable
+/// after going left and after going right ([`SIDE_MASKS`]).
+#[derive(Debug, Default)]
+struct SetSplits {
+    tests: Vec<(u32, f32)>,
+    masks: Vec<(u32, u32)>,
+}
+
+/// The splits of a tree of at most [`SET_DEPTH`] levels as [`leaf_sets`] reads them, without
+/// the ones that send every row left (the stand-ins below a shallow leaf, or a threshold that
+/// is not a number): skipping such a split leaves the leaves of its right side in the set,
+/// but its left side always keeps one, and a left leaf's bit is lower than any right one's.
+/// A quarter of the shipped model's splits are such stand-ins.
+fn set_splits(tree: &BoostTree) -> SetSplits {
+    if usize::from(tree.depth) > SET_DEPTH {
+        return SetSplits::default();
+    }
+    let (tests, masks) = tree
+        .nodes
+        .iter()
+        .zip(&SIDE_MASKS[usize::from(tree.depth)])
+        .filter(|((_, t), _)| *t < f32::INFINITY)
+        .unzip();
+    SetSplits { tests, masks }
+}
+
 /// The leaf that each of `LANES` rows (given by column) reaches in a complete tree of at most
-/// [`SET_DEPTH`] levels, as the one bit left of a set of 32. Every split is tested for every
-/// row, and each test takes out of the row's set of reachable leaves the half of the split's
-/// leaves on the side not taken; the leaves that a split off the row's path takes out are
-/// gone already.
+/// [`SET_DEPTH`] levels, as the lowest bit left of a set of 32. Every split is tested for
+/// every row, and each test takes out of the row's set of reachable leaves the half of the
+/// split's leaves on the side not taken; the leaves that a split off the row's path takes out
+/// are gone already.
 #[inline(always)]
-fn leaf_sets(nodes: &[(u32, f32)], masks: &[(u32, u32)], columns: &[[f32; LANES]]) -> [u32; LANES] {
+fn leaf_sets(splits: &SetSplits, columns: &[[f32; LANES]]) -> [u32; LANES] {
     let mut live = [u32::MAX; LANES];
-    for (&(c, t), &(left, right)) in nodes.iter().zip(masks) {
+    for (&(c, t), &(left, right)) in splits.tests.iter().zip(&splits.masks) {
         let column = &columns[c as usize];
         for (l, &v) in live.iter_mut().zip(column) {
             *l &= if v > t { right } else { left };
@@ -284,6 +313,9 @@ pub struct Booster {
     /// smartcore's impurity-based importances of the trees when they were fitted, summed per
     /// column.
     importances: Vec<f64>,
+    /// [`set_splits`] of every tree, made on first use.
+    #[serde(skip)]
+    sets: OnceLock<Vec<SetSplits>>,
 }
 
 fn sigmoid(x: f64) -> f64 {
@@ -412,6 +444,7 @@ impl Booster {
             base: base as f32,
             trees,
             importances,
+            sets: OnceLock::new(),
         })
     }
 
@@ -444,6 +477,9 @@ impl Booster {
         let batches = rows[..full * n_features]
             .chunks_exact(LANES * n_features)
             .chain((full < n).then_some(&tail[..]));
+        let sets = self
+            .sets
+            .get_or_init(|| self.trees.iter().map(set_splits).collect());
         let mut columns = vec![[0.0f32; LANES]; n_features];
         for (s, batch) in sums.as_chunks_mut::<LANES>().0.iter_mut().zip(batches) {
             for (r, row) in batch.chunks_exact(n_features).enumerate() {
@@ -451,7 +487,7 @@ impl Booster {
                     column[r] = v;
                 }
             }
-            add_trees(&self.trees, batch, n_features, &columns, s);
+            add_trees(&self.trees, sets, batch, n_features, &columns, s);
         }
         sums.truncate(n);
         Ok(sums
@@ -707,6 +743,7 @@ mod tests {
             base: 0.25,
             trees,
             importances: vec![0.0; width],
+            sets: OnceLock::new(),
         };
         booster.check().unwrap();
         let got = booster.predict_scores(&rows, width).unwrap();
