@@ -124,6 +124,11 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
         .last_chunk::<4>()
         .map_or(0, |&size| u64::from(u32::from_le_bytes(size)));
     let possible = (bytes.len() as u64).saturating_mul(1032);
+    if claimed <= possible && claimed <= max_bytes {
+        if let Some(out) = gunzip_one_member(&bytes, claimed as usize) {
+            return Ok(out);
+        }
+    }
     let room = claimed.min(possible).min(max_bytes.saturating_add(1));
     let mut out = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
     let result = MultiGzDecoder::new(bytes.as_slice())
@@ -138,6 +143,27 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
         ))),
         Err(e) => Err(Error::Gzip(e.to_string())),
     }
+}
+
+/// Gunzip with libdeflate, which inflates a whole buffer at once faster than a stream can
+/// (a third less time over the WCXB pages), when the input is one gzip member of `size` bytes
+/// (its trailer's claim). libdeflate reads one member and ignores what follows it, so the
+/// input must hold no other gzip magic: any later `1f 8b 08` (a next member starts so; inside
+/// deflate data it is rare) leaves the work to the stream decoder, as does any error, so that
+/// a bad file gets that decoder's message.
+fn gunzip_one_member(bytes: &[u8], size: usize) -> Option<Vec<u8>> {
+    thread_local! {
+        static INFLATE: std::cell::RefCell<libdeflater::Decompressor> =
+            std::cell::RefCell::new(libdeflater::Decompressor::new());
+    }
+    if memchr::memmem::find(&bytes[1..], &[0x1f, 0x8b, 0x08]).is_some() {
+        return None;
+    }
+    let mut out = vec![0u8; size];
+    let n = INFLATE
+        .with_borrow_mut(|d| d.gzip_decompress(bytes, &mut out))
+        .ok()?;
+    (n == size).then_some(out)
 }
 
 /// Open an input (a file, or standard input for `None`) as a buffered stream, gunzipped when
@@ -214,6 +240,9 @@ pub fn pages(
             bytes,
         }))
     };
+    if let Some(page) = path.as_deref().and_then(|p| gzip_page_file(p, max_bytes)) {
+        return single(page);
+    }
     let (mut stream, gzipped) = match open_stream(path.as_deref()) {
         Ok(s) => s,
         Err(e) => return single(Err(e)),
@@ -238,6 +267,38 @@ pub fn pages(
         other => other,
     });
     single(bytes)
+}
+
+/// A gzipped file that holds one page, read whole and gunzipped at once ([`gunzip_if_gzip`]),
+/// which is faster than inflating it as a stream. `None` when the file is not gzip, holds a
+/// WARC or JSON Lines file (those stream), is larger than `max_bytes` compressed, or cannot be
+/// read: the stream path then handles it and reports any error.
+fn gzip_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    if size > max_bytes {
+        return None;
+    }
+    let mut raw = Vec::with_capacity(usize::try_from(size).ok()?);
+    file.read_to_end(&mut raw).ok()?;
+    if !raw.starts_with(&[0x1f, 0x8b]) || raw.len() as u64 > max_bytes {
+        return None;
+    }
+    // The first bytes tell the container; a stream that breaks this early is a page, whose
+    // gunzip reports the error.
+    let mut head = [0u8; 16];
+    let mut decoder = MultiGzDecoder::new(raw.as_slice());
+    let mut got = 0;
+    while got < head.len() {
+        match decoder.read(&mut head[got..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n,
+        }
+    }
+    if container_of(&head[..got]) != Container::Page {
+        return None;
+    }
+    Some(gunzip_if_gzip(raw, max_bytes))
 }
 
 /// The next line of `r` (with its newline), or `Err(n)` for a line of `n` bytes longer than
@@ -580,6 +641,24 @@ mod tests {
         let mut two = gz(b"<p>one</p>");
         two.extend(gz(b"<p>two</p>"));
         assert_eq!(gunzip_if_gzip(two, 1000).unwrap(), b"<p>one</p><p>two</p>");
+    }
+
+    #[test]
+    fn one_member_by_libdeflate_and_the_rest_by_the_stream() {
+        let page = b"<p>some text that compresses well</p>".repeat(40);
+        let one = gz(&page);
+        assert_eq!(gunzip_one_member(&one, page.len()).unwrap(), page);
+        // A wrong size claim, another member, or a broken stream: left to the stream decoder.
+        assert!(gunzip_one_member(&one, page.len() + 1).is_none());
+        let mut two = one.clone();
+        two.extend(gz(&page));
+        assert!(gunzip_one_member(&two, page.len()).is_none());
+        assert_eq!(gunzip_if_gzip(two, 1 << 20).unwrap(), page.repeat(2));
+        let mut broken = one.clone();
+        let middle = broken.len() / 2;
+        broken[middle] ^= 0xff;
+        assert!(gunzip_one_member(&broken, page.len()).is_none());
+        assert!(gunzip_if_gzip(broken, 1 << 20).is_err());
     }
 
     #[test]
