@@ -272,7 +272,8 @@ pub fn pages(
 /// A gzipped file that holds one page, read whole and gunzipped at once ([`gunzip_if_gzip`]),
 /// which is faster than inflating it as a stream. `None` when the file is not gzip, holds a
 /// WARC or JSON Lines file (those stream), is larger than `max_bytes` compressed, or cannot be
-/// read: the stream path then handles it and reports any error.
+/// read: the stream path then handles it and reports any error. Only the first bytes are read
+/// before that is known, so a file the stream path takes is not read twice.
 fn gzip_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
     let mut file = std::fs::File::open(path).ok()?;
     let size = file.metadata().ok()?.len();
@@ -280,22 +281,21 @@ fn gzip_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
         return None;
     }
     let mut raw = Vec::with_capacity(usize::try_from(size).ok()?);
-    file.read_to_end(&mut raw).ok()?;
-    if !raw.starts_with(&[0x1f, 0x8b]) || raw.len() as u64 > max_bytes {
+    (&mut file).take(4096).read_to_end(&mut raw).ok()?;
+    if !raw.starts_with(&[0x1f, 0x8b]) {
         return None;
     }
-    // The first bytes tell the container; a stream that breaks this early is a page, whose
-    // gunzip reports the error.
-    let mut head = [0u8; 16];
-    let mut decoder = MultiGzDecoder::new(raw.as_slice());
-    let mut got = 0;
-    while got < head.len() {
-        match decoder.read(&mut head[got..]) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => got += n,
-        }
+    // The first bytes tell the container; when they cannot be had from the start of the
+    // file, the stream path decides.
+    let mut head = [0u8; 8];
+    MultiGzDecoder::new(raw.as_slice())
+        .read_exact(&mut head)
+        .ok()?;
+    if container_of(&head) != Container::Page {
+        return None;
     }
-    if container_of(&head[..got]) != Container::Page {
+    file.read_to_end(&mut raw).ok()?;
+    if raw.len() as u64 > max_bytes {
         return None;
     }
     Some(gunzip_if_gzip(raw, max_bytes))
