@@ -7,13 +7,14 @@
 Each round runs textsift (read, gunzip, extract, write JSON Lines) and then resiliparse over the
 same sorted files (read, gunzip, decode, `extract_plain_text(html, main_content=True)`, one JSON
 line written per page), so that a slower spell of the machine falls on both alike. Prints every
-round and the ratio of the best times.
+round with its ratio, the ratio of the best times and the median of the rounds' ratios.
 """
 
 import glob
 import gzip
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,9 +51,11 @@ def main():
     binary = os.path.join(os.path.dirname(__file__), "..", "target", "release", "textsift")
     files = sorted(glob.glob(os.path.join(folder, "*")))
     best = {"textsift": float("inf"), "resiliparse": float("inf")}
+    ratios = []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.jsonl")
         for r in range(rounds):
+            took = {}
             for name in ("textsift", "resiliparse"):
                 t = time.perf_counter()
                 if name == "textsift":
@@ -60,12 +63,16 @@ def main():
                 else:
                     resiliparse_run(files, out)
                 dt = time.perf_counter() - t
+                took[name] = dt
                 best[name] = min(best[name], dt)
                 print(f"round {r + 1} {name:<12} {dt:7.2f} s  {len(files) / dt:7.1f} pages/s")
+            ratios.append(took["resiliparse"] / took["textsift"])
+            print(f"round {r + 1} ratio {ratios[-1]:.2f}x")
     ratio = best["resiliparse"] / best["textsift"]
     print(
         f"best: textsift {len(files) / best['textsift']:.1f} pages/s, "
-        f"resiliparse {len(files) / best['resiliparse']:.1f} pages/s: textsift {ratio:.2f}x"
+        f"resiliparse {len(files) / best['resiliparse']:.1f} pages/s: textsift {ratio:.2f}x; "
+        f"median of the rounds' ratios {statistics.median(ratios):.2f}x"
     )
 
 
