@@ -10,14 +10,16 @@
 //!
 //! Before parsing, the page is slimmed ([`slim`]): the text of scripts and styles and the
 //! attributes that nothing reads (two thirds of the bytes of a typical page) are taken out, so
-//! that the tokenizer does not read them character by character. The tokenizer also checks every
-//! attribute of a tag against the ones before it, which is quadratic in the number of attributes
-//! of one tag; attributes past [`MAX_ATTRIBUTES`] are dropped there too.
+//! that the tokenizer does not read them character by character; for the same reason, the
+//! attributes that only segmentation reads get names of one letter, which the parser's sink
+//! gives back ([`SHORT_NAMES`]). The tokenizer also checks every attribute of a tag against the
+//! ones before it, which is quadratic in the number of attributes of one tag; attributes past
+//! [`MAX_ATTRIBUTES`] are dropped there too.
 
 use crate::error::{Error, Result};
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
-use html5ever::{local_name, ns, Attribute, QualName};
+use html5ever::{local_name, ns, Attribute, LocalName, QualName};
 use kuchikiki::{Node, NodeData, NodeRef};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -54,11 +56,13 @@ impl Attributes {
 /// Also returns the number of elements attached to the tree, so that the walk can make room
 /// for them at once.
 pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes, usize)> {
-    build(&slim(html, MAX_ATTRIBUTES), max_nodes)
+    let slimmed = slim(html, MAX_ATTRIBUTES);
+    build(&slimmed.html, max_nodes, slimmed.short_names)
 }
 
 /// The tree of a page as the tokenizer and tree builder make it, through the bounded sink.
-fn build(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes, usize)> {
+/// `short_names`: the page was slimmed with [`SHORT_NAMES`].
+fn build(html: &str, max_nodes: usize, short_names: bool) -> Result<(NodeRef, Attributes, usize)> {
     let made = Rc::new(Cell::new(0usize));
     let sink = Bounded {
         inner: kuchikiki::Sink::default(),
@@ -66,6 +70,7 @@ fn build(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes, usize)> {
         max_nodes,
         attributes: RefCell::default(),
         elements: Cell::new(0),
+        short_names,
     };
     let mut opts = html5ever::ParseOpts::default();
     opts.tree_builder.scripting_enabled = false;
@@ -109,9 +114,21 @@ struct Bounded {
     attributes: RefCell<Attributes>,
     /// Elements made while under the limit.
     elements: Cell<usize>,
+    /// Attributes have the short names of [`SHORT_NAMES`], to be given back.
+    short_names: bool,
 }
 
 impl Bounded {
+    /// An attribute by its own name, and whether segmentation reads it.
+    fn read(&self, a: &mut Attribute) -> bool {
+        if self.short_names {
+            if let Some(full) = full_name(&a.name.local) {
+                a.name.local = full;
+            }
+        }
+        super::attribute_is_read(&a.name.local)
+    }
+
     /// Count one more node; whether it may still be attached.
     fn count(&self) -> bool {
         let n = self.made.get().saturating_add(1);
@@ -181,7 +198,7 @@ impl TreeSink for Bounded {
         // be attached: the table holds its elements, which past the limit must be freed. The tree builder keeps its own copy
         // of a tag's attributes for what it compares.
         let mut attrs = attrs;
-        attrs.retain(|a| super::attribute_is_read(&a.name.local));
+        attrs.retain_mut(|a| self.read(a));
         let element = self.inner.create_element(name, Vec::new(), flags);
         self.elements
             .set(self.elements.get() + usize::from(attached));
@@ -303,11 +320,12 @@ impl TreeSink for Bounded {
             .0
             .entry(Rc::as_ptr(&target.0))
             .or_insert_with(|| (target.clone(), Vec::new()));
-        for a in attrs {
+        for mut a in attrs {
+            if !self.read(&mut a) {
+                continue;
+            }
             let name = (&a.name.ns, &a.name.local);
-            if super::attribute_is_read(&a.name.local)
-                && !kept.iter().any(|k| (&k.name.ns, &k.name.local) == name)
-            {
+            if !kept.iter().any(|k| (&k.name.ns, &k.name.local) == name) {
                 kept.push(a);
             }
         }
@@ -400,6 +418,40 @@ fn attribute_kept(name: &[u8]) -> bool {
     } else {
         name.eq_ignore_ascii_case(b"aria-hidden")
     }
+}
+
+/// The attributes that only segmentation reads, by the one-letter names [`slim`] gives them:
+/// the tokenizer reads a name one character at a time, at a cost that shows in a profile,
+/// and the sink gives them back their names ([`full_name`]). Slimming drops every other
+/// attribute of one letter; where it leaves the rest of a page as it is, it gives no short
+/// names, so that no name is taken for another.
+static SHORT_NAMES: [(&str, LocalName); 6] = [
+    ("c", local_name!("class")),
+    ("r", local_name!("role")),
+    ("s", local_name!("style")),
+    ("h", local_name!("hidden")),
+    ("p", local_name!("itemprop")),
+    ("a", local_name!("aria-hidden")),
+];
+
+/// The short name [`slim`] gives an attribute of this name, if any.
+fn short_name(name: &[u8]) -> Option<&'static str> {
+    SHORT_NAMES
+        .iter()
+        .find(|(_, full)| name.eq_ignore_ascii_case(full.as_bytes()))
+        .map(|&(short, _)| short)
+}
+
+/// The name of an attribute that [`slim`] gave a short name.
+fn full_name(short: &LocalName) -> Option<LocalName> {
+    let short: &str = short;
+    if short.len() != 1 {
+        return None;
+    }
+    SHORT_NAMES
+        .iter()
+        .find(|(s, _)| *s == short)
+        .map(|(_, full)| full.clone())
 }
 
 /// What an open element makes of its content, for [`slim`].
@@ -709,7 +761,31 @@ fn svg_content_end(b: &[u8], from: usize) -> Option<usize> {
 /// cannot reach outside them ([`svg_content_end`]). The tree built from the result is the tree
 /// built from the page, but for what the parser's sink drops anyway and the inside of those
 /// `svg` elements, which segmentation skips.
-fn slim(html: &str, max_attributes: usize) -> String {
+fn slim(html: &str, max_attributes: usize) -> Slimmed {
+    let (out, left_as_is) = slim_with(html, max_attributes, true);
+    if !left_as_is {
+        return Slimmed {
+            html: out,
+            short_names: true,
+        };
+    }
+    // Markup left as it is may hold attributes of one letter, which keep their meaning there.
+    Slimmed {
+        html: slim_with(html, max_attributes, false).0,
+        short_names: false,
+    }
+}
+
+/// A page as [`slim`] leaves it.
+struct Slimmed {
+    html: String,
+    /// The attributes that only segmentation reads have the names of [`SHORT_NAMES`].
+    short_names: bool,
+}
+
+/// [`slim`], with the short names of [`SHORT_NAMES`] when `short_names`; also whether the rest
+/// of the page had to be left as it is, markup included.
+fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, bool) {
     let b = html.as_bytes();
     let n = b.len();
     let mut out = String::with_capacity(n / 2);
@@ -719,6 +795,7 @@ fn slim(html: &str, max_attributes: usize) -> String {
     // a `select` is open outside them.
     let mut open: Vec<(Open, &[u8])> = Vec::new();
     let mut in_select = false;
+    let mut left_as_is = false;
     let mut i = 0usize;
     while let Some(off) = memchr::memchr(b'<', &b[i..]) {
         let start = i + off;
@@ -753,7 +830,7 @@ fn slim(html: &str, max_attributes: usize) -> String {
         // The tag up to its name is copied as it is; then each kept attribute after a space,
         // then what lies between the last attribute and `>` (spaces and slashes: a `/` just
         // before `>` marks a self-closing tag).
-        let mut kept: Vec<(usize, usize)> = Vec::new();
+        let mut kept: Vec<(usize, usize, usize)> = Vec::new();
         let mut count = 0usize;
         let mut font_breaks = false;
         let (gt, last_end) = attributes(b, j, |attr_name, attr_at, attr_end| {
@@ -762,7 +839,7 @@ fn slim(html: &str, max_attributes: usize) -> String {
                 .iter()
                 .any(|a| attr_name.eq_ignore_ascii_case(a));
             if !closing && count <= max_attributes && attribute_kept(attr_name) {
-                kept.push((attr_at, attr_end));
+                kept.push((attr_at, attr_at + attr_name.len(), attr_end));
             }
         });
         j = gt;
@@ -771,12 +848,18 @@ fn slim(html: &str, max_attributes: usize) -> String {
             break;
         }
         out.push_str(&html[copied..name_at + name.len()]);
-        for &(a, e) in &kept {
+        for &(a, name_end, e) in &kept {
             out.push(' ');
-            out.push_str(&html[a..e]);
+            match short_name(&b[a..name_end]).filter(|_| short_names) {
+                Some(short) => {
+                    out.push_str(short);
+                    out.push_str(&html[name_end..e]);
+                }
+                None => out.push_str(&html[a..e]),
+            }
         }
         // A `/` after a value without quotes would join it: a space keeps them apart.
-        if kept.last().is_some_and(|&(_, e)| e != last_end) && b[last_end] == b'/' {
+        if kept.last().is_some_and(|&(_, _, e)| e != last_end) && b[last_end] == b'/' {
             out.push(' ');
         }
         out.push_str(&html[last_end..=j]);
@@ -805,13 +888,17 @@ fn slim(html: &str, max_attributes: usize) -> String {
                 // Read in the point itself, another end tag may close SVG or MathML elements
                 // around it; read in an HTML element inside the point, HTML elements. Which
                 // one only the tree builder knows: the rest of the page is left as it is.
-                Some(&(Open::Html, _)) => break,
+                Some(&(Open::Html, _)) => {
+                    left_as_is = true;
+                    break;
+                }
                 // In SVG or MathML, an end tag closes the innermost element of its name, but
                 // one that names none of them goes on to the HTML elements around (closing
                 // them, or not): the rest of the page is left as it is.
                 Some(_) => match open[base..].iter().rposition(named) {
                     Some(k) => Some(base + k),
                     None => {
+                        left_as_is = true;
                         break;
                     }
                 },
@@ -873,7 +960,8 @@ fn slim(html: &str, max_attributes: usize) -> String {
             continue;
         }
         if is(b"plaintext") {
-            // All that follows is text.
+            // All that follows is text (or markup, in SVG or MathML): left as it is.
+            left_as_is = true;
             break;
         }
         if is(b"input") || is(b"keygen") || is(b"textarea") {
@@ -909,7 +997,7 @@ fn slim(html: &str, max_attributes: usize) -> String {
         i = end;
     }
     out.push_str(&html[copied..]);
-    out
+    (out, left_as_is)
 }
 
 #[cfg(test)]
@@ -1082,13 +1170,14 @@ pub(crate) mod tests {
     }
 
     fn same_tree(html: &str) {
-        let (a, attrs_a, n_a) = build(html, usize::MAX).unwrap();
+        let (a, attrs_a, n_a) = build(html, usize::MAX, false).unwrap();
         let slimmed = slim(html, MAX_ATTRIBUTES);
-        let (b, attrs_b, n_b) = build(&slimmed, usize::MAX).unwrap();
+        let (b, attrs_b, n_b) = build(&slimmed.html, usize::MAX, slimmed.short_names).unwrap();
         assert_eq!(
             dump(&a, &attrs_a),
             dump(&b, &attrs_b),
-            "{html:?} slimmed to {slimmed:?}"
+            "{html:?} slimmed to {:?}",
+            slimmed.html
         );
         // Dropped SVG content makes fewer elements.
         if html.to_ascii_lowercase().contains("<svg") {
@@ -1103,7 +1192,7 @@ pub(crate) mod tests {
         let icon = "<p>a<svg viewBox=\"0 0 9 9\"><title>Search</title><g><path d=\"M0 0\"/>\
                     <circle r=1></circle><!-- c --><rect></g></svg>b</p>";
         assert_eq!(
-            slim(icon, MAX_ATTRIBUTES),
+            slim(icon, MAX_ATTRIBUTES).html,
             "<p>a<svg></svg>b</p>",
             "attributes of an svg are not read, its content goes"
         );
@@ -1121,7 +1210,7 @@ pub(crate) mod tests {
             "<b><svg><g></b></g></svg>x",
         ] {
             assert!(
-                !slim(html, MAX_ATTRIBUTES).contains("<svg></svg>"),
+                !slim(html, MAX_ATTRIBUTES).html.contains("<svg></svg>"),
                 "{html}"
             );
             same_tree(html);
@@ -1134,7 +1223,10 @@ pub(crate) mod tests {
             "<ul><li><svg><use href=#i></use></svg>item</li></ul>",
             "<svg><g></G></svg><p>x</p>",
         ] {
-            assert!(slim(html, MAX_ATTRIBUTES).contains("<svg></svg>"), "{html}");
+            assert!(
+                slim(html, MAX_ATTRIBUTES).html.contains("<svg></svg>"),
+                "{html}"
+            );
             same_tree(html);
         }
     }
@@ -1152,13 +1244,54 @@ pub(crate) mod tests {
                     <script type=module>if (a<b) {}</script><style></style>\
                     <br data-y/><i hidden></i  x=1>";
         assert_eq!(
-            slim(html, MAX_ATTRIBUTES),
-            "<!-- c --><p class=a ID=\"i\">t<!--->u</p><script type=module> </script><style></style>\
-             <br/><i hidden></i>"
+            slim(html, MAX_ATTRIBUTES).html,
+            "<!-- c --><p c=a ID=\"i\">t<!--->u</p><script type=module> </script><style></style>\
+             <br/><i h></i>"
         );
         same_tree(html);
         // Past the cap, attributes go whatever their name.
-        assert_eq!(slim("<p class=a id=b role=c>", 2), "<p class=a id=b>");
+        assert_eq!(slim("<p class=a id=b role=c>", 2).html, "<p c=a id=b>");
+    }
+
+    #[test]
+    fn attributes_read_by_segmentation_get_short_names_back() {
+        let html = "<div CLASS='x y' role=main style=\"display: none\" itemprop=text \
+                    aria-hidden=true hidden c=1 a=2 s=3>t</div><font color=red size=2>f</font>";
+        let slimmed = slim(html, MAX_ATTRIBUTES);
+        assert!(slimmed.short_names);
+        assert_eq!(
+            slimmed.html,
+            "<div c='x y' r=main s=\"display: none\" p=text a=true h>t</div>\
+             <font color=red size=2>f</font>",
+            "one-letter attributes of the page go; the tree builder's keep their names"
+        );
+        same_tree(html);
+        let (doc, attributes, _) = parse(html, 1000).unwrap();
+        let div = doc.select_first("div").unwrap();
+        let names: Vec<_> = attributes
+            .of(div.as_node())
+            .iter()
+            .map(|a| (&*a.name.local, &*a.value))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("class", "x y"),
+                ("role", "main"),
+                ("style", "display: none"),
+                ("itemprop", "text"),
+                ("aria-hidden", "true"),
+                ("hidden", ""),
+            ]
+        );
+        // Where the rest of a page is left as it is, one-letter attributes of the page reach
+        // the tree, so no attribute is given a short name.
+        let html = "<svg><foreignObject><div></b></div></foreignObject></svg>\
+                    <p class=k c=x a=true>t</p>";
+        let slimmed = slim(html, MAX_ATTRIBUTES);
+        assert!(!slimmed.short_names, "{}", slimmed.html);
+        assert!(slimmed.html.ends_with("<p class=k c=x a=true>t</p>"));
+        same_tree(html);
     }
 
     #[test]
@@ -1196,7 +1329,8 @@ pub(crate) mod tests {
             slim(
                 "<script><!--<script></script>x</script><p>t",
                 MAX_ATTRIBUTES
-            ),
+            )
+            .html,
             "<script> </script><p>t"
         );
     }
