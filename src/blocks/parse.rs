@@ -754,7 +754,8 @@ fn svg_content_end(b: &[u8], from: usize) -> Option<usize> {
 
 /// The page without what the tree would not keep anyway, so that the tokenizer (most of the
 /// cost of parsing) reads a third of the bytes: the text of scripts and styles (a single space
-/// stays, so the element keeps its one text node), attributes of end tags, attributes that
+/// stays, so the element keeps its one text node), whitespace between tags beyond one space,
+/// attributes of end tags, attributes that
 /// neither segmentation nor the tree builder reads ([`attribute_kept`]), and attributes of one
 /// tag past the first `max_attributes` (the tokenizer compares each attribute with the ones
 /// before it, which is quadratic in their number), and the content of `svg` elements that
@@ -783,8 +784,9 @@ struct Slimmed {
     short_names: bool,
 }
 
-/// [`slim`], with the short names of [`SHORT_NAMES`] when `short_names`; also whether the rest
-/// of the page had to be left as it is, markup included.
+/// [`slim`], with the short names of [`SHORT_NAMES`] when `short_names`; also whether markup
+/// may have been left as it is: the rest of the page, or text that holds a `<` (the text of a
+/// `title` or `textarea`, CDATA), which the tokenizer may read as markup after all.
 fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, bool) {
     let b = html.as_bytes();
     let n = b.len();
@@ -797,8 +799,27 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
     let mut in_select = false;
     let mut left_as_is = false;
     let mut i = 0usize;
+    // The end of the tag just copied, if any, and whether the tree builder drops a line break
+    // right after it.
+    let mut tag_end = usize::MAX;
+    let mut drops_lf = false;
     while let Some(off) = memchr::memchr(b'<', &b[i..]) {
         let start = i + off;
+        // Whitespace between two tags (the line breaks and indentation of most pages, which
+        // the tokenizer hands over in several pieces) becomes one space. It makes a blank text
+        // node whatever it holds (the sink keeps none of its characters), but for a lone line
+        // break after `<pre>`, `<listing>` or `<textarea>`, which the tree builder drops.
+        let gap = &b[copied.min(start)..start];
+        if tag_end == copied
+            && gap != b" "
+            && !(drops_lf && gap.len() == 1)
+            && !gap.is_empty()
+            && gap.iter().all(u8::is_ascii_whitespace)
+        {
+            out.push(' ');
+            copied = start;
+        }
+        tag_end = usize::MAX;
         i = start + 1;
         // Up to the next `>`, or the end: how far a bogus comment or a doctype reaches.
         let to_gt = |from: usize| memchr::memchr(b'>', &b[from..]).map_or(n, |e| from + e + 1);
@@ -809,7 +830,9 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
             (Some(b'!'), _) if b[i..].starts_with(b"!--") => Some(comment_end(b, i + 3)),
             (Some(b'!'), _) if !open.is_empty() && b[i + 1..].starts_with(b"[CDATA[") => {
                 // Text in SVG or MathML (a bogus comment elsewhere).
-                Some(memchr::memmem::find(&b[i..], b"]]>").map_or(n, |e| i + e + 3))
+                let end = memchr::memmem::find(&b[i..], b"]]>").map_or(n, |e| i + e + 3);
+                left_as_is |= memchr::memchr(b'<', &b[i..end]).is_some();
+                Some(end)
             }
             (Some(b'!' | b'?'), _) => Some(to_gt(i)),
             (Some(b'/'), Some(c)) if !c.is_ascii_alphabetic() => Some(to_gt(i + 1)),
@@ -865,7 +888,9 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
         out.push_str(&html[last_end..=j]);
         copied = j + 1;
         i = j + 1;
+        tag_end = copied;
         let is = |tag: &[u8]| name.eq_ignore_ascii_case(tag);
+        drops_lf = !closing && (is(b"pre") || is(b"listing") || is(b"textarea"));
         // A `/` just before `>` (not inside the last value) closes a tag in SVG or MathML.
         let self_closing = j > last_end && b[j - 1] == b'/';
         let in_foreign = |open: &[(Open, &[u8])]| open.last().is_some_and(|o| o.0 != Open::Html);
@@ -993,6 +1018,8 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
         if (script || style) && end > i {
             out.push(' ');
             copied = end;
+        } else {
+            left_as_is |= memchr::memchr(b'<', &b[i..end]).is_some();
         }
         i = end;
     }
@@ -1073,6 +1100,10 @@ pub(crate) mod tests {
             "</>",
             "</ ",
             "<!DOCTYPE html>",
+            "<pre>",
+            "</pre>",
+            "<LISTING>",
+            "\n \r\n",
             "<![CDATA[",
             "]]>",
             "<path d=1/>",
@@ -1233,7 +1264,7 @@ pub(crate) mod tests {
 
     #[test]
     fn slimmed_pages_make_the_same_tree() {
-        for html in random_pages(7, 20_000) {
+        for html in random_pages(7, 100_000) {
             same_tree(&html);
         }
     }
@@ -1251,6 +1282,20 @@ pub(crate) mod tests {
         same_tree(html);
         // Past the cap, attributes go whatever their name.
         assert_eq!(slim("<p class=a id=b role=c>", 2).html, "<p c=a id=b>");
+    }
+
+    #[test]
+    fn whitespace_between_tags_becomes_one_space() {
+        let html = "<ul>\n  <li>a b\n  c</li>\r\n\t<li> </li>\n</ul>\n<pre>\n\n<b>x</b>\n</pre>\
+                    <textarea>\n\n</textarea><p>\n<!-- c -->  \n<i>y</i><listing>\n<i>z</i>";
+        assert_eq!(
+            slim(html, MAX_ATTRIBUTES).html,
+            "<ul> <li>a b\n  c</li> <li> </li> </ul> <pre> <b>x</b> </pre>\
+             <textarea> </textarea><p> <!-- c -->  \n<i>y</i><listing>\n<i>z</i>",
+            "text stays, and so do whitespace after a comment and a lone line break that the \
+             tree builder drops"
+        );
+        same_tree(html);
     }
 
     #[test]
@@ -1292,6 +1337,18 @@ pub(crate) mod tests {
         assert!(!slimmed.short_names, "{}", slimmed.html);
         assert!(slimmed.html.ends_with("<p class=k c=x a=true>t</p>"));
         same_tree(html);
+        // So where text that the tokenizer may read as markup after all is left as it is: CDATA
+        // that is a bogus comment ending at its first `>` (the current element is HTML), the
+        // text of a title.
+        for html in [
+            "<math><mi><b><![CDATA[x]>y<i c=d>t</i>",
+            "<select><title>a<i c=d>b</i></title></select><p class=x>t",
+        ] {
+            let slimmed = slim(html, MAX_ATTRIBUTES);
+            assert!(!slimmed.short_names, "{}", slimmed.html);
+            same_tree(html);
+        }
+        assert!(slim("<title>a</title><p class=x>t", MAX_ATTRIBUTES).short_names);
     }
 
     #[test]
