@@ -999,9 +999,12 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
         }
         let script = is(b"script");
         let style = is(b"style");
-        if style && in_select {
-            // A select ignores a style tag, so what follows is markup.
-            continue;
+        if in_select && !script {
+            // A select ignores a style, title, xmp… tag, so that what follows is markup; but a
+            // select may have ended in ways not followed here (a `select` or a table tag inside
+            // it), and a template in it takes these tags again. The rest is left as it is.
+            left_as_is = true;
+            break;
         }
         let end = raw_text_end(b, i, name).unwrap_or(n);
         if foreign {
@@ -1342,7 +1345,7 @@ pub(crate) mod tests {
         // text of a title.
         for html in [
             "<math><mi><b><![CDATA[x]>y<i c=d>t</i>",
-            "<select><title>a<i c=d>b</i></title></select><p class=x>t",
+            "<title>a<i c=d>b</i></title><p class=x>t",
         ] {
             let slimmed = slim(html, MAX_ATTRIBUTES);
             assert!(!slimmed.short_names, "{}", slimmed.html);
@@ -1374,6 +1377,11 @@ pub(crate) mod tests {
             "<math><style><b>x</b></style></math><p>t</p>",
             "<select><style><option>a</option></style></select><p>t</p>",
             "<select><script>if (a<b) {}</script><option>a</select><style>b<i></style>",
+            "<select><title><v d=\"</title><v \">\n",
+            "<select><xmp><i class=\"</xmp><b>\">x</i></select><p>t",
+            "<select><select><title><b class=x></title><p>t",
+            "<table><tr><td><select><td><iframe><p id='</iframe>'>x</select>",
+            "<select><template><title><i c=d></title><p>t",
             "<svg><foreignObject><div><style>p{a:b}</style><p>x</p></div></foreignObject></svg><p>t",
             "<svg><title>Icon</title><path d=M0 /></svg><script>if(a<b){}</script><p>t</p>",
             "<svg><desc><script>a<b</script></desc></svg><p>t",
