@@ -809,15 +809,15 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
         // the tokenizer hands over in several pieces) becomes one space. It makes a blank text
         // node whatever it holds (the sink keeps none of its characters), but for a lone line
         // break after `<pre>`, `<listing>` or `<textarea>`, which the tree builder drops.
-        let gap = &b[copied.min(start)..start];
-        if tag_end == copied
-            && gap != b" "
-            && !(drops_lf && gap.len() == 1)
-            && !gap.is_empty()
-            && gap.iter().all(u8::is_ascii_whitespace)
-        {
-            out.push(' ');
-            copied = start;
+        if tag_end == copied {
+            let gap = &b[copied..start];
+            if gap.len() > usize::from(drops_lf)
+                && gap != b" "
+                && gap.iter().all(u8::is_ascii_whitespace)
+            {
+                out.push(' ');
+                copied = start;
+            }
         }
         tag_end = usize::MAX;
         i = start + 1;
