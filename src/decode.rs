@@ -61,7 +61,15 @@ pub struct Decoding {
     pub decoder: Decoder,
     /// A heading block directly above a content block becomes content.
     pub attach_headings: bool,
+    /// A kept block of at least [`REPEAT_MIN_WORDS`] words whose words repeat those of a kept
+    /// block above it is dropped. Pages often carry a paragraph twice (a summary and its tab,
+    /// desktop and mobile copies, a quoted post); a page's main text rarely does.
+    pub drop_repeats: bool,
 }
+
+/// Fewest words of a block that [`Decoding::drop_repeats`] drops as a repeat: short texts
+/// ("Read more", a price, a table cell) repeat in real content too.
+pub const REPEAT_MIN_WORDS: f32 = 8.0;
 
 impl Decoder {
     /// Check the settings, naming the bad one.
@@ -129,9 +137,19 @@ impl Decoder {
 }
 
 impl Decoding {
-    /// Label every block of a page.
-    pub fn decode(&self, scores: &[f32], words: &[f32], is_heading: &[bool]) -> Vec<bool> {
+    /// Label every block of a page; `texts` (the block texts) are read only to find repeats.
+    pub fn decode<S: AsRef<str>>(
+        &self,
+        scores: &[f32],
+        words: &[f32],
+        is_heading: &[bool],
+        texts: &[S],
+    ) -> Vec<bool> {
         let mut keep = self.decoder.decode(scores, words);
+        if self.drop_repeats {
+            drop_repeats(&mut keep, words, texts);
+        }
+        // After the repeats, so that a heading above a dropped copy stays out.
         if self.attach_headings {
             for i in (0..keep.len().saturating_sub(1)).rev() {
                 if !keep[i] && keep[i + 1] && is_heading.get(i).copied().unwrap_or(false) {
@@ -140,6 +158,26 @@ impl Decoding {
             }
         }
         keep
+    }
+}
+
+/// Unkeep every kept block of [`REPEAT_MIN_WORDS`] words or more whose word tokens (as the
+/// benchmark's metric reads them: lowercase `\w+`) equal those of a kept block above it.
+fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
+    let mut seen = std::collections::HashSet::new();
+    for (i, k) in keep.iter_mut().enumerate() {
+        if !*k || words.get(i).is_none_or(|&w| w < REPEAT_MIN_WORDS) {
+            continue;
+        }
+        let Some(text) = texts.get(i) else { continue };
+        let mut key = String::new();
+        crate::align::for_each_token(text.as_ref(), |t| {
+            key.push_str(t);
+            key.push(' ');
+        });
+        if !seen.insert(key) {
+            *k = false;
+        }
     }
 }
 
@@ -269,13 +307,54 @@ mod tests {
                 alpha: 0.5,
             },
             attach_headings: true,
+            drop_repeats: false,
         };
         let scores = [0.1, 0.45, 0.9, 0.8];
-        let keep = d.decode(&scores, &[1.0; 4], &[true, false, false, false]);
+        let texts = ["a", "b", "c", "d"];
+        let keep = d.decode(&scores, &[1.0; 4], &[true, false, false, false], &texts);
         // Block 1 rises with its neighbours (0.45/2 + (0.1+0.9)/4 = 0.475 < 0.5: stays out).
         assert_eq!(keep, [false, false, true, true]);
-        let keep = d.decode(&scores, &[1.0; 4], &[false, true, false, false]);
+        let keep = d.decode(&scores, &[1.0; 4], &[false, true, false, false], &texts);
         assert_eq!(keep, [false, true, true, true]);
+    }
+
+    #[test]
+    fn repeats_dropped_after_their_first_copy() {
+        let long = "The same paragraph, said twice on one page.";
+        let texts = [
+            "Intro",
+            long,
+            "Tab",
+            "the SAME paragraph said twice -- on one page",
+            "Price: $10",
+            "Price: $10",
+            long,
+        ];
+        let words = [1.0, 8.0, 1.0, 8.0, 2.0, 2.0, 8.0];
+        let headings = [false, false, true, false, false, false, false];
+        let d = Decoding {
+            decoder: Decoder::Threshold { threshold: 0.5 },
+            attach_headings: true,
+            drop_repeats: true,
+        };
+        let scores = [0.9, 0.9, 0.1, 0.9, 0.9, 0.9, 0.2];
+        // Block 3 has block 1's words (case and punctuation aside): dropped, and the heading
+        // above it stays out. Short repeats stay; block 6 was not kept in the first place.
+        assert_eq!(
+            d.decode(&scores, &words, &headings, &texts),
+            [true, true, false, false, true, true, false]
+        );
+        // Without its first copy kept, a repeat is the one kept.
+        let scores = [0.9, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9];
+        assert_eq!(
+            d.decode(&scores, &words, &headings, &texts),
+            [true, false, true, true, true, true, false]
+        );
+        let off = Decoding {
+            drop_repeats: false,
+            ..d
+        };
+        assert!(off.decode(&scores, &words, &headings, &texts)[6]);
     }
 
     #[test]

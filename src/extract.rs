@@ -162,7 +162,7 @@ impl Extractor {
             .collect();
         let scores = self.model.scores(&analysis.features, &texts)?;
         let (words, headings) = crate::features::words_and_headings(&analysis.features);
-        let keep = self.decoding.decode(&scores, &words, &headings);
+        let keep = self.decoding.decode(&scores, &words, &headings, &texts);
         let page = analysis.page;
         let blocks: Vec<ExtractedBlock> = page
             .blocks

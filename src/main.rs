@@ -637,7 +637,7 @@ fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let d = model.default_decoding();
     let mut text = format!(
         "kind: {}\ntrained: {} by textsift {} on {} ({} pages, {} blocks)\nthreshold: {}\n\
-         decoder: {} (headings attached: {})\n",
+         decoder: {} (headings attached: {}, repeats dropped: {})\n",
         model.describe(),
         i.date,
         i.version,
@@ -646,7 +646,8 @@ fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         i.blocks,
         i.threshold,
         train::describe(&d.decoder),
-        d.attach_headings
+        d.attach_headings,
+        d.drop_repeats
     );
     for (k, v) in &i.cv {
         text.push_str(&format!("cv.{k}: {v:.4}\n"));

@@ -528,6 +528,7 @@ impl Model {
                 threshold: self.info.threshold,
             },
             attach_headings: false,
+            drop_repeats: false,
         })
     }
 

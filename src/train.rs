@@ -312,7 +312,7 @@ pub fn evaluate_scores(
         .zip(scores)
         .map(|(p, s)| {
             let (words, headings) = crate::features::words_and_headings(&p.features);
-            decoding.decode(s, &words, &headings)
+            decoding.decode(s, &words, &headings, &p.texts)
         })
         .collect();
     evaluate(pages, &predicted)
@@ -406,6 +406,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     let plain = |threshold| Decoding {
         decoder: Decoder::Threshold { threshold },
         attach_headings: false,
+        drop_repeats: false,
     };
     let thresholds: Vec<(f32, f64)> = recipe
         .cv
@@ -423,12 +424,15 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     let mut decoders = Vec::new();
     for decoder in candidate_decoders(threshold) {
         for attach_headings in [false, true] {
-            let d = Decoding {
-                decoder,
-                attach_headings,
-            };
-            let e = eval_with(&d);
-            decoders.push((d, e.overall(), e.by_type()));
+            for drop_repeats in [false, true] {
+                let d = Decoding {
+                    decoder,
+                    attach_headings,
+                    drop_repeats,
+                };
+                let e = eval_with(&d);
+                decoders.push((d, e.overall(), e.by_type()));
+            }
         }
     }
     let decoding = decoders
@@ -648,7 +652,7 @@ pub fn report_markdown(r: &ReportInputs) -> String {
         let types: Vec<String> = cv.all.by_type().into_iter().map(|t| t.0).collect();
         let _ = writeln!(
             s,
-            "| decoder | headings attached | word F1 |{}\n|---|---|---:|{}",
+            "| decoder | headings attached | repeats dropped | word F1 |{}\n|---|---|---|---:|{}",
             types.iter().map(|t| format!(" {t} |")).collect::<String>(),
             "---:|".repeat(types.len())
         );
@@ -656,17 +660,19 @@ pub fn report_markdown(r: &ReportInputs) -> String {
             let per: String = by.iter().map(|(_, m)| format!(" {:.4} |", m.f1)).collect();
             let _ = writeln!(
                 s,
-                "| `{}` | {} | {:.4} |{per}",
+                "| `{}` | {} | {} | {:.4} |{per}",
                 describe(&d.decoder),
                 d.attach_headings,
+                d.drop_repeats,
                 m.f1
             );
         }
         let _ = writeln!(
             s,
-            "\nChosen: `{}`, headings attached: {}.",
+            "\nChosen: `{}`, headings attached: {}, repeats dropped: {}.",
             describe(&cv.decoding.decoder),
-            cv.decoding.attach_headings
+            cv.decoding.attach_headings,
+            cv.decoding.drop_repeats
         );
         let _ = writeln!(s, "\n### Threshold\n\n| threshold | word F1 |\n|---:|---:|");
         for (t, f) in &cv.thresholds {

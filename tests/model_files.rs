@@ -2,6 +2,7 @@
 
 use std::process::Command;
 use textsift::boost::{BoostParams, Booster};
+use textsift::decode::{Decoder, Decoding};
 use textsift::forest::{Forest, ForestParams};
 use textsift::model::Model;
 use textsift::serial::{FORMAT_VERSION, MAGIC};
@@ -31,6 +32,34 @@ fn the_shipped_model_loads_and_predicts() {
         .extract(b"<p>A paragraph with enough words to be a block of text.</p>")
         .unwrap();
     assert_eq!(e.blocks.len(), 1);
+}
+
+#[test]
+fn a_paragraph_said_twice_is_kept_once_when_repeats_are_dropped() {
+    let para = "Hemp dress in three layers, with a side zip and one pocket on the right.";
+    let page = format!(
+        "<div class=summary><p>{para}</p></div><h2>Description</h2>\
+         <div class=tab><p>{}</p><p>Size: S</p><p>Size: S</p></div>",
+        para.to_uppercase()
+    );
+    let keep_all = |drop_repeats| Decoding {
+        decoder: Decoder::Threshold { threshold: 0.0 },
+        attach_headings: false,
+        drop_repeats,
+    };
+    let text = |drop_repeats| {
+        let ex = Extractor::with_model(Model::from_bytes(SHIPPED).unwrap())
+            .decoding(keep_all(drop_repeats))
+            .unwrap();
+        ex.extract(page.as_bytes()).unwrap().text
+    };
+    // The copy in another case is the same words; the short repeated line stays twice.
+    assert_eq!(
+        text(true),
+        format!("{para}\n\nDescription\n\nSize: S\n\nSize: S")
+    );
+    assert_eq!(text(false).matches("THREE LAYERS").count(), 1);
+    assert_eq!(text(false).matches("Size: S").count(), 2);
 }
 
 #[test]
