@@ -113,8 +113,9 @@ struct TrainArgs {
     /// Share of a block's words that must align with the gold text for it to be content.
     #[arg(long)]
     min_aligned: Option<f32>,
-    /// Cross-validate only; do not train or write the final model.
-    #[arg(long)]
+    /// Cross-validate only; do not train or write the final model (the report, which
+    /// describes that model, is not written either).
+    #[arg(long, conflicts_with = "report")]
     cv_only: bool,
     /// Write the out-of-fold block scores as JSON Lines here (one page a line: id, page_type,
     /// fold, texts, labels, scores), for studies of decoders and thresholds.

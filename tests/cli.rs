@@ -345,6 +345,7 @@ fn usage_errors_exit_two() {
         &["blocks", "--threads", "many", "-"],
         &["no-such-command"],
         &[],
+        &["train", "--data", ".", "--cv-only", "--report", "r.md"],
     ] {
         let out = textsift(args, Some(PAGE.as_bytes()));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
