@@ -182,11 +182,15 @@ fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
             .any(|&j| normalized(texts[j].as_ref()).eq(normalized(text)))
         {
             *k = false;
-        } else {
+        } else if earlier.len() < MAX_SAME_HASH {
             earlier.push(i);
         }
     }
 }
+
+/// Distinct texts kept per hash value: a page crafted to collide could otherwise make the
+/// confirmations quadratic. Honest pages never come near it.
+const MAX_SAME_HASH: usize = 8;
 
 /// A hash of [`normalized`]`(text)`, in one loop (ASCII characters skip Unicode's tables).
 fn normalized_hash(text: &str) -> u64 {
