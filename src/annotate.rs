@@ -13,7 +13,6 @@
 //! tokens are aligned.
 
 use crate::align;
-use crate::classes::ClassTokens;
 use crate::error::{Error, Result};
 use crate::features::{FeatureMatrix, N_FEATURES};
 use crate::output::BlockRecord;
@@ -39,8 +38,6 @@ pub struct LabeledPage {
     pub texts: Vec<String>,
     /// Block features.
     pub features: FeatureMatrix,
-    /// Class/id tokens around each block.
-    pub tokens: ClassTokens,
     /// Block labels: true for content.
     pub labels: Vec<bool>,
     /// Share of each block's word tokens aligned with the gold text (empty without gold text).
@@ -298,7 +295,6 @@ fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> L
                 gold: Some(p.gold),
                 texts,
                 features: analysis.features,
-                tokens: analysis.tokens,
                 labels,
             })
         })
@@ -335,7 +331,6 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
                 gold: None,
                 texts: Vec::new(),
                 features: FeatureMatrix::default(),
-                tokens: ClassTokens::default(),
                 labels: Vec::new(),
                 coverage: Vec::new(),
             });
@@ -344,7 +339,6 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
         debug_assert_eq!(rec.features.0.len(), N_FEATURES);
         page.texts.push(rec.text);
         page.features.data.extend_from_slice(&rec.features.0);
-        page.tokens.push_values(&rec.classes);
         page.labels.push(label.is_content());
     }
     if pages.is_empty() {

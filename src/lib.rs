@@ -14,7 +14,6 @@ pub mod annotate;
 pub mod batch;
 pub mod blocks;
 pub mod boost;
-pub mod classes;
 pub mod context;
 pub mod decode;
 pub mod error;
@@ -39,11 +38,8 @@ pub use features::FeatureMatrix;
 pub struct Analysis {
     /// Title and blocks.
     pub page: Page,
-    /// One row of features per block (the `class_lex_*` ones are filled by a model:
-    /// [`model::Model::fill_classes`]).
+    /// One row of features per block.
     pub features: FeatureMatrix,
-    /// The class/id tokens around every block.
-    pub tokens: classes::ClassTokens,
     /// The character encoding the page was decoded with.
     pub encoding: &'static str,
 }
@@ -53,11 +49,9 @@ pub fn analyze(bytes: &[u8], limits: SegmentLimits) -> Result<Analysis> {
     let decoded = html::decode(bytes)?;
     let page = blocks::segment(&decoded.text, limits)?;
     let features = features::compute(&page);
-    let tokens = classes::ClassTokens::of_page(&page);
     Ok(Analysis {
         page,
         features,
-        tokens,
         encoding: decoded.encoding,
     })
 }
