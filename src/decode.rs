@@ -4,6 +4,7 @@
 //! sequence of scores of a page.
 
 use crate::error::{Error, Result};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// How the sequence of block scores of a page becomes content/boilerplate labels.
@@ -165,14 +166,9 @@ impl Decoding {
 /// kept block above it, compared as the benchmark's metric reads words: lowercase, punctuation
 /// and spacing set aside ([`for_each_normalized`]).
 fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
-    let normalized = |text: &str| {
-        let mut out = String::new();
-        for_each_normalized(text, |c| out.push(c));
-        out
-    };
     // Hash of the normalised words → blocks kept with that hash. A match is confirmed on the
     // normalised texts themselves, so a collision never drops a block.
-    let mut seen: std::collections::HashMap<u64, Vec<usize>> = std::collections::HashMap::new();
+    let mut seen: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
     for (i, k) in keep.iter_mut().enumerate() {
         if !*k || words.get(i).is_none_or(|&w| w < REPEAT_MIN_WORDS) {
             continue;
@@ -204,6 +200,13 @@ fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
 /// Distinct texts kept per hash value: a page crafted to collide could otherwise make the
 /// confirmations quadratic. Honest pages never come near it.
 const MAX_SAME_HASH: usize = 8;
+
+/// A text's words as [`for_each_normalized`] gives them, in one string.
+fn normalized(text: &str) -> String {
+    let mut out = String::new();
+    for_each_normalized(text, |c| out.push(c));
+    out
+}
 
 /// Calls `f` with the characters of `text`'s words (letters, digits, `_`), lowercased, with
 /// one space between two words and none elsewhere: the same sequence for two texts exactly
@@ -411,11 +414,7 @@ mod tests {
 
     #[test]
     fn repeats_compare_words_only() {
-        let norm = |t: &str| {
-            let mut out = String::new();
-            for_each_normalized(t, |c| out.push(c));
-            out
-        };
+        let norm = normalized;
         assert_eq!(norm("  Don't STOP -- now. "), "don t stop now");
         assert_eq!(norm("don t stop now"), "don t stop now");
         assert_ne!(norm("ab c"), norm("abc"));
