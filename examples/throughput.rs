@@ -47,6 +47,7 @@ fn run(stage: &str, pages: &[Page], extractor: &textsift::Extractor) -> usize {
             _ => {
                 let page = textsift::blocks::segment(p, Default::default()).expect("segment");
                 textsift::features::compute(&page).rows()
+                    + textsift::classes::ClassTokens::of_page(&page).len()
             }
         };
     }

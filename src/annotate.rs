@@ -13,6 +13,7 @@
 //! tokens are aligned.
 
 use crate::align;
+use crate::classes::ClassTokens;
 use crate::error::{Error, Result};
 use crate::features::{FeatureMatrix, N_FEATURES};
 use crate::output::BlockRecord;
@@ -38,6 +39,8 @@ pub struct LabeledPage {
     pub texts: Vec<String>,
     /// Block features.
     pub features: FeatureMatrix,
+    /// Class/id tokens around each block.
+    pub tokens: ClassTokens,
     /// Block labels: true for content.
     pub labels: Vec<bool>,
     /// Share of each block's word tokens aligned with the gold text (empty without gold text).
@@ -295,6 +298,7 @@ fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> L
                 gold: Some(p.gold),
                 texts,
                 features: analysis.features,
+                tokens: analysis.tokens,
                 labels,
             })
         })
@@ -331,6 +335,7 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
                 gold: None,
                 texts: Vec::new(),
                 features: FeatureMatrix::default(),
+                tokens: ClassTokens::default(),
                 labels: Vec::new(),
                 coverage: Vec::new(),
             });
@@ -339,6 +344,7 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
         debug_assert_eq!(rec.features.0.len(), N_FEATURES);
         page.texts.push(rec.text);
         page.features.data.extend_from_slice(&rec.features.0);
+        page.tokens.push_values(&rec.classes);
         page.labels.push(label.is_content());
     }
     if pages.is_empty() {

@@ -143,6 +143,16 @@ impl Extractor {
 
     /// Extract one page from its raw bytes (any encoding; gzip is unpacked).
     pub fn extract(&self, bytes: &[u8]) -> Result<Extraction> {
+        self.run(bytes, false).map(|(e, _)| e)
+    }
+
+    /// [`Extractor::extract`], also giving the class/id values around every block, nearest
+    /// first ([`crate::classes::class_values`]), as `textsift blocks` records carry them.
+    pub fn extract_with_classes(&self, bytes: &[u8]) -> Result<(Extraction, Vec<Vec<String>>)> {
+        self.run(bytes, true)
+    }
+
+    fn run(&self, bytes: &[u8], with_classes: bool) -> Result<(Extraction, Vec<Vec<String>>)> {
         if bytes.len() as u64 > self.limits.max_bytes {
             return Err(crate::input::too_many_bytes(self.limits.max_bytes, ""));
         }
@@ -153,7 +163,9 @@ impl Extractor {
         } else {
             bytes
         };
-        let analysis = crate::analyze(bytes, self.limits.segment)?;
+        let mut analysis = crate::analyze(bytes, self.limits.segment)?;
+        self.model
+            .fill_classes(&mut analysis.features, &analysis.tokens);
         let texts: Vec<&str> = analysis
             .page
             .blocks
@@ -164,6 +176,14 @@ impl Extractor {
         let (words, headings) = crate::features::words_and_headings(&analysis.features);
         let keep = self.decoding.decode(&scores, &words, &headings, &texts);
         let page = analysis.page;
+        let classes = if with_classes {
+            page.blocks
+                .iter()
+                .map(|b| crate::classes::class_values(&page, b))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let blocks: Vec<ExtractedBlock> = page
             .blocks
             .iter()
@@ -182,11 +202,12 @@ impl Extractor {
             .map(|b| b.text.as_str())
             .collect::<Vec<_>>()
             .join("\n\n");
-        Ok(Extraction {
+        let extraction = Extraction {
             title: page.title,
             text,
             blocks,
             features: analysis.features,
-        })
+        };
+        Ok((extraction, classes))
     }
 }

@@ -142,6 +142,12 @@ schema! {
     DupCount = "dup_count", "0…", "Number of other blocks of the page with the same text.";
     PageBlocks = "page_blocks", "0…", "Blocks in the page.";
     PageWords = "page_words", "0…", "Words in the page.";
+    ClassLexMean = "class_lex_mean", "real", "Mean log-odds of content of the class/id tokens of the block's element and its 11 nearest ancestors, as learned on the training sites (`src/classes.rs`); 0 when none is known.";
+    ClassLexMin = "class_lex_min", "real", "Lowest of those log-odds.";
+    ClassLexMax = "class_lex_max", "real", "Highest of those log-odds.";
+    ClassLexNearest = "class_lex_nearest", "real", "Mean log-odds of the known tokens of the nearest element that has any.";
+    ClassLexLevel = "class_lex_level", "0…", "Levels up to that element (0: the block's own element).";
+    ClassLexKnown = "class_lex_known", "0…", "Number of known tokens.";
 }
 
 /// Number of features per block.

@@ -14,6 +14,7 @@ pub mod annotate;
 pub mod batch;
 pub mod blocks;
 pub mod boost;
+pub mod classes;
 pub mod context;
 pub mod decode;
 pub mod error;
@@ -38,8 +39,11 @@ pub use features::FeatureMatrix;
 pub struct Analysis {
     /// Title and blocks.
     pub page: Page,
-    /// One row of features per block.
+    /// One row of features per block (the `class_lex_*` ones are filled by a model:
+    /// [`model::Model::fill_classes`]).
     pub features: FeatureMatrix,
+    /// The class/id tokens around every block.
+    pub tokens: classes::ClassTokens,
     /// The character encoding the page was decoded with.
     pub encoding: &'static str,
 }
@@ -49,9 +53,11 @@ pub fn analyze(bytes: &[u8], limits: SegmentLimits) -> Result<Analysis> {
     let decoded = html::decode(bytes)?;
     let page = blocks::segment(&decoded.text, limits)?;
     let features = features::compute(&page);
+    let tokens = classes::ClassTokens::of_page(&page);
     Ok(Analysis {
         page,
         features,
+        tokens,
         encoding: decoded.encoding,
     })
 }

@@ -393,7 +393,7 @@ fn run_batch(
 fn blocks(args: BlocksArgs) -> anyhow::Result<ExitCode> {
     let ex = extractor(&args.model, args.input.max_bytes)?;
     run_batch(&args.input, |source, bytes| {
-        let e = ex.extract(bytes)?;
+        let (e, mut classes) = ex.extract_with_classes(bytes)?;
         let mut lines = String::new();
         for (i, b) in e.blocks.iter().enumerate() {
             let rec = BlockRecord {
@@ -404,6 +404,7 @@ fn blocks(args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 tag: b.tag.clone(),
                 text: b.text.clone(),
                 features: FeatureValues(e.features.row(i).to_vec()),
+                classes: std::mem::take(&mut classes[i]),
             };
             lines.push_str(&serde_json::to_string(&rec).unwrap_or_default());
             lines.push('\n');
@@ -601,10 +602,13 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         decoding.decoder = textsift::decode::Decoder::Threshold { threshold };
     }
     decoding.decoder.validate()?;
-    let (pages, _) = load_pages(&args.data, args.min_aligned)?;
+    let (mut pages, _) = load_pages(&args.data, args.min_aligned)?;
     let scores = pages
-        .iter()
-        .map(|p| model.scores(&p.features, &p.texts))
+        .iter_mut()
+        .map(|p| {
+            model.fill_classes(&mut p.features, &p.tokens);
+            model.scores(&p.features, &p.texts)
+        })
         .collect::<textsift::Result<Vec<_>>>()?;
     let e = train::evaluate_scores(&pages, &scores, &decoding);
     emit(&format!("{}\n", e.markdown()))?;

@@ -3,6 +3,7 @@
 //! versioned model file ([`crate::serial`]).
 
 use crate::boost::{BoostParams, Booster};
+use crate::classes::{ClassLexicon, ClassTokens};
 use crate::context::{stacked_rows, text_key, Lexicon, N_STACKED};
 use crate::decode::{Decoder, Decoding};
 use crate::error::{Error, Result};
@@ -145,6 +146,8 @@ pub enum StageParams {
 struct Classifier {
     first: Stage,
     later: Option<LaterStages>,
+    /// The class/id tokens learned in training, behind the `class_lex_*` features.
+    classes: ClassLexicon,
 }
 
 /// The later forests of a stacked model, in order, and the corpus lexicon behind two of
@@ -170,6 +173,8 @@ pub struct TrainingRows {
     pub pages: Vec<usize>,
     /// Key of each row's text ([`crate::context::text_key`]).
     pub text_keys: Vec<u64>,
+    /// Class/id tokens of each row.
+    pub tokens: ClassTokens,
 }
 
 /// A trained block classifier.
@@ -188,6 +193,7 @@ impl Model {
             Classifier {
                 first: Stage::Forest(forest),
                 later: None,
+                classes: ClassLexicon::default(),
             },
         )
     }
@@ -216,12 +222,36 @@ impl Model {
                 return Err(Error::Model("corrupt model: inconsistent lexicon".into()));
             }
         }
+        if !classifier.classes.is_consistent() {
+            return Err(Error::Model(
+                "corrupt model: inconsistent class lexicon".into(),
+            ));
+        }
         Ok(Model { info, classifier })
     }
 
     /// Train the model of `info.kind` on training rows; a stacked model gets `stages`
-    /// forests in all.
+    /// forests in all. The class/id token lexicon is learned first and fills the rows'
+    /// `class_lex_*` columns ([`ClassLexicon::learn`]).
     pub fn train_rows(
+        info: ModelInfo,
+        mut data: TrainingRows,
+        params: &StageParams,
+        stages: usize,
+    ) -> Result<Model> {
+        let classes = ClassLexicon::learn(
+            &data.tokens,
+            &data.labels,
+            &data.weights,
+            &data.groups,
+            &mut data.rows,
+        );
+        let mut model = Model::fit_rows(info, &data, params, stages)?;
+        model.classifier.classes = classes;
+        Ok(model)
+    }
+
+    fn fit_rows(
         info: ModelInfo,
         data: &TrainingRows,
         params: &StageParams,
@@ -237,6 +267,7 @@ impl Model {
                     Classifier {
                         first: Stage::Boosted(booster),
                         later: None,
+                        classes: ClassLexicon::default(),
                     },
                 )
             }
@@ -337,6 +368,7 @@ impl Model {
             Classifier {
                 first: Stage::Forest(first),
                 later: Some(LaterStages { forests, lexicon }),
+                classes: ClassLexicon::default(),
             },
         )
     }
@@ -425,7 +457,14 @@ impl Model {
         })
     }
 
-    /// Content score of every block, from 0 to 1, from the blocks' features and texts.
+    /// Fill the `class_lex_*` features of a page's blocks from this model's class/id token
+    /// lexicon; [`Model::scores`] expects them filled.
+    pub fn fill_classes(&self, features: &mut FeatureMatrix, tokens: &ClassTokens) {
+        self.classifier.classes.fill(features, tokens);
+    }
+
+    /// Content score of every block, from 0 to 1, from the blocks' features (with the
+    /// `class_lex_*` ones filled by [`Model::fill_classes`]) and texts.
     pub fn scores<S: AsRef<str>>(&self, features: &FeatureMatrix, texts: &[S]) -> Result<Vec<f32>> {
         if features.rows() != texts.len() {
             return Err(Error::Model(format!(
@@ -465,7 +504,11 @@ impl Model {
     /// more of 48 trees each on those and 20 second-stage columns, with a lexicon of 9000 texts`.
     pub fn describe(&self) -> String {
         let c = &self.classifier;
-        match &c.later {
+        let classes = match c.classes.len() {
+            0 => String::new(),
+            n => format!(", {n} learned class/id tokens"),
+        };
+        let model = match &c.later {
             None => format!(
                 "{}: {} trees, {N_FEATURES} features",
                 self.info.kind,
@@ -481,7 +524,13 @@ impl Model {
                 N_STACKED - N_FEATURES,
                 s.lexicon.len()
             ),
-        }
+        };
+        model + &classes
+    }
+
+    /// Tokens in the class/id token lexicon.
+    pub fn class_lexicon_len(&self) -> usize {
+        self.classifier.classes.len()
     }
 
     /// Texts in the corpus lexicon of a stacked model (0 otherwise).

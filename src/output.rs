@@ -100,6 +100,10 @@ pub struct BlockRecord {
     pub text: String,
     /// The features, by name.
     pub features: FeatureValues,
+    /// Class/id values of the block's element and its ancestors, nearest first: a model
+    /// trained on these records learns its class/id tokens from them.
+    #[serde(default)]
+    pub classes: Vec<String>,
 }
 
 /// Output formats of `textsift extract`.
@@ -257,6 +261,7 @@ mod tests {
             tag: "p".into(),
             text: "Hello".into(),
             features: FeatureValues((0..N_FEATURES).map(|i| i as f32).collect()),
+            classes: vec!["entry-content".into(), String::new(), "post main".into()],
         };
         let line = serde_json::to_string(&rec).unwrap();
         assert!(line.starts_with(

@@ -24,7 +24,7 @@ use serde::Serialize;
 /// First bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"TEXTSIFT";
 /// Version of the layout and of the payload types; bumped when either changes.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 
 const FIXED: usize = 8 + 4 + 8 + 4 + 8 + 4;
 

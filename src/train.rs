@@ -255,6 +255,7 @@ fn rows_of<'a>(
         t.pages.push(n);
         t.text_keys
             .extend(p.texts.iter().map(|x| crate::context::text_key(x)));
+        t.tokens.extend(&p.tokens);
         let words: Vec<f32> = (0..n).map(|i| p.features.get(i, F::Words)).collect();
         let total: f32 = words.iter().sum::<f32>() + n as f32;
         t.weights.extend(words.iter().map(|w| match weighting {
@@ -376,18 +377,17 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
             if data.rows.is_empty() {
                 return Err(Error::Training(format!("fold {fold} has no training rows")));
             }
-            let model = Model::train_rows(
-                placeholder_info(recipe),
-                &data,
-                &params,
-                recipe.model.stages,
-            )?;
-            drop(data);
+            let model =
+                Model::train_rows(placeholder_info(recipe), data, &params, recipe.model.stages)?;
             pages
                 .iter()
                 .enumerate()
                 .filter(|&(i, _)| fold_of[i] == fold)
-                .map(|(i, p)| Ok((i, model.scores(&p.features, &p.texts)?)))
+                .map(|(i, p)| {
+                    let mut features = p.features.clone();
+                    model.fill_classes(&mut features, &p.tokens);
+                    Ok((i, model.scores(&features, &p.texts)?))
+                })
                 .collect()
         })
         .collect::<Result<_>>()?;
@@ -516,7 +516,7 @@ pub fn train_final(
             info.cv.push((format!("word_f1.{t}"), m.f1));
         }
     }
-    Model::train_rows(info, &rows, &recipe.stage_params(), recipe.model.stages)
+    Model::train_rows(info, rows, &recipe.stage_params(), recipe.model.stages)
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, or the date of `SOURCE_DATE_EPOCH` when set, so that a

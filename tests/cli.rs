@@ -151,8 +151,10 @@ fn blocks_prints_one_record_per_block_with_the_schema_in_order() {
         let top: Ordered = serde_json::from_str(line).unwrap();
         assert_eq!(
             top.keys(),
-            ["source", "index", "label", "score", "tag", "text", "features"]
+            ["source", "index", "label", "score", "tag", "text", "features", "classes"]
         );
+        // The class/id values of the block's element, body and html: none on this page.
+        assert_eq!(top.get("classes"), &serde_json::json!(["", "", ""]));
         let label = top.get("label").as_str().unwrap();
         assert!(label == "content" || label == "boilerplate", "{label}");
         let score = top.get("score").as_f64().unwrap();

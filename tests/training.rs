@@ -149,6 +149,7 @@ fn hand_corrected_block_labels_train_a_model() {
                 tag: a.page.tag_of(b).to_string(),
                 text: b.text.clone(),
                 features: FeatureValues(a.features.row(i).to_vec()),
+                classes: textsift::classes::class_values(&a.page, b),
             };
             writeln!(f, "{}", serde_json::to_string(&rec).unwrap()).unwrap();
         }

@@ -1,0 +1,457 @@
+//! Class and id tokens learned from the training corpus.
+//!
+//! The fixed vocabularies of [`crate::blocks`] (nav, footer, comment, content…) name the
+//! commonest conventions; sites use many more (`post-body`, `swatch`, `topic`, `carousel`,
+//! `breadcrumbs`…). A [`ClassLexicon`] learns, for every class/id token found on enough
+//! training sites, how often the blocks beneath an element carrying it were content, and the
+//! `class_lex_*` features ([`crate::features`]) summarise those rates over a block's element
+//! and its ancestors.
+//!
+//! Tokens are read from the lower-cased class, id, role and itemprop values: every run of 3 or
+//! more ASCII letters, and the letters of the whole value run together (`post-body-2` gives
+//! `post`, `body` and `postbody`). Digits and punctuation never count, so generated names
+//! (`css-1x2y3z`) rarely match across sites.
+
+use crate::blocks::Page;
+use crate::features::{FeatureMatrix, F, FNV_START, N_FEATURES};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// Elements read per block: its own element and this many minus one ancestors.
+pub const LEVELS: usize = 12;
+/// Fewest training sites on which a token must occur to be in the lexicon.
+const MIN_SITES: u32 = 3;
+/// Prior content rate of a token, and its weight in sites: rates of tokens seen on few sites
+/// are drawn towards it.
+const PRIOR: f64 = 0.3;
+const PRIOR_SITES: f64 = 2.0;
+
+/// The class/id token keys of every block: those of its element and of its ancestors up to
+/// [`LEVELS`], each once, with the level (0 = the block's element) where it is nearest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassTokens {
+    keys: Vec<u64>,
+    levels: Vec<u8>,
+    /// Block `i`'s tokens are `starts[i]..starts[i + 1]`.
+    starts: Vec<u32>,
+}
+
+impl Default for ClassTokens {
+    fn default() -> Self {
+        ClassTokens {
+            keys: Vec::new(),
+            levels: Vec::new(),
+            starts: vec![0],
+        }
+    }
+}
+
+/// Token keys of one class/id value string, in order of appearance (repeats included).
+fn value_keys(value: &str, out: &mut Vec<u64>) {
+    for token in value.split_ascii_whitespace() {
+        let mut whole = FNV_START;
+        let mut letters = 0;
+        for run in token
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|r| !r.is_empty())
+        {
+            let lower = |b: &u8| b.to_ascii_lowercase();
+            if run.len() >= 3 {
+                out.push(run.as_bytes().iter().map(lower).fold(FNV_START, fnv_byte));
+            }
+            whole = run.as_bytes().iter().map(lower).fold(whole, fnv_byte);
+            letters += run.len();
+        }
+        if letters > 0 {
+            out.push(whole);
+        }
+    }
+}
+
+fn fnv_byte(h: u64, b: u8) -> u64 {
+    crate::features::fnv1a(h, &[b])
+}
+
+impl ClassTokens {
+    /// The tokens of every block of a segmented page.
+    pub fn of_page(page: &Page) -> ClassTokens {
+        // Pages repeat the same class lists: each is split once.
+        let mut cache: FxHashMap<&str, Vec<u64>> = FxHashMap::default();
+        for e in &page.elements {
+            cache.entry(&e.tokens).or_insert_with(|| {
+                let mut v = Vec::new();
+                value_keys(&e.tokens, &mut v);
+                v
+            });
+        }
+        let mut t = ClassTokens::default();
+        for b in &page.blocks {
+            t.push_block(
+                page.ancestors(b.element)
+                    .take(LEVELS)
+                    .map(|e| cache[&*e.tokens].as_slice()),
+            );
+        }
+        t
+    }
+
+    /// Append one block given by the class/id values of its element and ancestors, nearest
+    /// first (as in `textsift blocks` records: [`class_values`]).
+    pub fn push_values<S: AsRef<str>>(&mut self, values: &[S]) {
+        let keys: Vec<Vec<u64>> = values
+            .iter()
+            .take(LEVELS)
+            .map(|v| {
+                let mut keys = Vec::new();
+                value_keys(v.as_ref(), &mut keys);
+                keys
+            })
+            .collect();
+        self.push_block(keys.iter().map(Vec::as_slice));
+    }
+
+    /// Append one block from the token keys of its element and ancestors, nearest first.
+    fn push_block<'a>(&mut self, levels: impl Iterator<Item = &'a [u64]>) {
+        let start = self.keys.len();
+        for (level, keys) in levels.enumerate() {
+            for &k in keys {
+                if !self.keys[start..].contains(&k) {
+                    self.keys.push(k);
+                    self.levels.push(level as u8);
+                }
+            }
+        }
+        self.starts.push(self.keys.len() as u32);
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Whether there are no blocks.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Token keys and their levels of block `i`.
+    fn block(&self, i: usize) -> (&[u64], &[u8]) {
+        let r = self.starts[i] as usize..self.starts[i + 1] as usize;
+        (&self.keys[r.clone()], &self.levels[r])
+    }
+
+    /// Append the blocks of another page.
+    pub fn extend(&mut self, other: &ClassTokens) {
+        let base = self.keys.len() as u32;
+        self.keys.extend_from_slice(&other.keys);
+        self.levels.extend_from_slice(&other.levels);
+        self.starts
+            .extend(other.starts[1..].iter().map(|s| s + base));
+    }
+}
+
+/// The class/id values of a block's element and its ancestors up to [`LEVELS`], nearest first
+/// (empty for elements without any).
+pub fn class_values(page: &Page, block: &crate::blocks::Block) -> Vec<String> {
+    page.ancestors(block.element)
+        .take(LEVELS)
+        .map(|e| e.tokens.to_string())
+        .collect()
+}
+
+/// Log-odds that a block under a token is content, per token found on enough training sites.
+/// Sorted by key, so the model file is the same on every run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClassLexicon {
+    keys: Vec<u64>,
+    log_odds: Vec<f32>,
+}
+
+fn log_odds(sites: f64, content: f64) -> f32 {
+    let p = (content + PRIOR * PRIOR_SITES) / (sites + PRIOR_SITES);
+    (p / (1.0 - p)).ln() as f32
+}
+
+impl ClassLexicon {
+    /// Learn from training rows: each row's tokens, 0/1 label, weight and site (group) id.
+    /// On each site a token gets the weighted share of content among the rows beneath it; its
+    /// rate is the mean of those shares over the sites. Also fills the `class_lex_*` columns of
+    /// `rows` (row-major, [`N_FEATURES`] per row) from the rates without the row's own site,
+    /// so that training rows look like rows of an unseen site.
+    pub fn learn(
+        tokens: &ClassTokens,
+        labels: &[u8],
+        weights: &[f32],
+        groups: &[u32],
+        rows: &mut [f32],
+    ) -> ClassLexicon {
+        let n = tokens
+            .len()
+            .min(labels.len())
+            .min(weights.len())
+            .min(groups.len());
+        // (key, site) → (weight, content weight).
+        let mut per_site: FxHashMap<(u64, u32), (f64, f64)> = FxHashMap::default();
+        for i in 0..n {
+            let w = f64::from(weights[i]);
+            for &k in tokens.block(i).0 {
+                let e = per_site.entry((k, groups[i])).or_default();
+                e.0 += w;
+                if labels[i] != 0 {
+                    e.1 += w;
+                }
+            }
+        }
+        let share = |(w, c): (f64, f64)| if w > 0.0 { c / w } else { 0.0 };
+        // key → (sites, sum of shares).
+        let mut totals: FxHashMap<u64, (u32, f64)> = FxHashMap::default();
+        for (&(k, _), &v) in &per_site {
+            let e = totals.entry(k).or_default();
+            e.0 += 1;
+            e.1 += share(v);
+        }
+        let mut known: Vec<(u64, f32)> = totals
+            .iter()
+            .filter(|(_, t)| t.0 >= MIN_SITES)
+            .map(|(&k, &(s, c))| (k, log_odds(f64::from(s), c)))
+            .collect();
+        known.sort_unstable_by_key(|e| e.0);
+        let rows = rows.chunks_exact_mut(N_FEATURES).zip(groups).take(n);
+        for (i, (row, &g)) in rows.enumerate() {
+            fill_row(row, tokens.block(i), |k| {
+                let (sites, sum) = totals[&k];
+                let own = share(per_site[&(k, g)]);
+                (sites > MIN_SITES).then(|| log_odds(f64::from(sites - 1), sum - own))
+            });
+        }
+        ClassLexicon {
+            keys: known.iter().map(|e| e.0).collect(),
+            log_odds: known.iter().map(|e| e.1).collect(),
+        }
+    }
+
+    /// Fill the `class_lex_*` features of a page's blocks.
+    pub fn fill(&self, features: &mut FeatureMatrix, tokens: &ClassTokens) {
+        let n = features.rows().min(tokens.len());
+        for i in 0..n {
+            let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
+            fill_row(row, tokens.block(i), |k| {
+                self.keys.binary_search(&k).ok().map(|j| self.log_odds[j])
+            });
+        }
+    }
+
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether it holds no token.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Whether the columns agree in length, the keys are sorted and the values finite (a
+    /// check of a loaded model file).
+    pub fn is_consistent(&self) -> bool {
+        self.keys.len() == self.log_odds.len()
+            && self.keys.windows(2).all(|w| w[0] < w[1])
+            && self.log_odds.iter().all(|v| v.is_finite())
+    }
+}
+
+/// The `class_lex_*` features of one row from its tokens and a lookup of a token's log-odds.
+fn fill_row(row: &mut [f32], (keys, levels): (&[u64], &[u8]), rate: impl Fn(u64) -> Option<f32>) {
+    let (mut sum, mut min, mut max, mut count) = (0f32, f32::INFINITY, f32::NEG_INFINITY, 0u32);
+    let (mut near_level, mut near_sum, mut near_count) = (u8::MAX, 0f32, 0u32);
+    for (&k, &level) in keys.iter().zip(levels) {
+        let Some(v) = rate(k) else { continue };
+        sum += v;
+        min = min.min(v);
+        max = max.max(v);
+        count += 1;
+        if level < near_level {
+            (near_level, near_sum, near_count) = (level, 0.0, 0);
+        }
+        if level == near_level {
+            near_sum += v;
+            near_count += 1;
+        }
+    }
+    let values = if count == 0 {
+        [0.0; 6]
+    } else {
+        [
+            sum / count as f32,
+            min,
+            max,
+            near_sum / near_count as f32,
+            f32::from(near_level),
+            count as f32,
+        ]
+    };
+    for (f, v) in CLASS_COLUMNS.iter().zip(values) {
+        row[*f as usize] = v;
+    }
+}
+
+/// The features filled from a [`ClassLexicon`], in the order of [`fill_row`]'s values.
+const CLASS_COLUMNS: [F; 6] = [
+    F::ClassLexMean,
+    F::ClassLexMin,
+    F::ClassLexMax,
+    F::ClassLexNearest,
+    F::ClassLexLevel,
+    F::ClassLexKnown,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(s: &str) -> u64 {
+        crate::features::fnv1a(FNV_START, s.as_bytes())
+    }
+
+    fn keys(value: &str) -> Vec<u64> {
+        let mut v = Vec::new();
+        value_keys(value, &mut v);
+        v
+    }
+
+    #[test]
+    fn values_give_letter_runs_and_the_whole_value() {
+        assert_eq!(
+            keys("post-body-2 ab_cd"),
+            vec![key("post"), key("body"), key("postbody"), key("abcd")]
+        );
+        assert_eq!(keys("Nav"), vec![key("nav"), key("nav")]);
+        // Digits and punctuation alone give nothing; non-ASCII letters separate runs.
+        assert!(keys("123 -- _").is_empty());
+        assert_eq!(
+            keys("menüitem"),
+            vec![key("men"), key("item"), key("menitem")]
+        );
+    }
+
+    #[test]
+    fn a_block_keeps_each_token_once_at_its_nearest_level() {
+        let mut t = ClassTokens::default();
+        t.push_values(&["entry", "", "post entry", "x"]);
+        t.push_values::<&str>(&[]);
+        assert_eq!(t.len(), 2);
+        let (k, l) = t.block(0);
+        assert_eq!(k, &[key("entry"), key("post"), key("x")]);
+        assert_eq!(l, &[0, 2, 3]);
+        assert_eq!(t.block(1).0.len(), 0);
+        // Two-letter values give only their whole value; digits are left out.
+        let levels: Vec<String> = (0..20u8)
+            .map(|i| format!("x{}9", (b'a' + i) as char))
+            .collect();
+        t.push_values(&levels);
+        assert_eq!(
+            t.block(2).0.len(),
+            LEVELS,
+            "only the nearest LEVELS elements count"
+        );
+        assert_eq!(t.block(2).0[0], key("xa"));
+        let mut all = ClassTokens::default();
+        all.extend(&t);
+        all.extend(&t);
+        assert_eq!(all.len(), 6);
+        assert_eq!(all.block(3), t.block(0));
+    }
+
+    #[test]
+    fn page_tokens_come_from_the_ancestors() {
+        let a = crate::analyze(
+            b"<body><nav class='menu'><a href=/>Home</a></nav>\
+              <div id='post-1' class='entry'><p class='lead'>Text here.</p></div></body>",
+            Default::default(),
+        )
+        .unwrap();
+        assert_eq!(a.tokens.len(), 2);
+        let (k, l) = a.tokens.block(1);
+        assert_eq!(k, &[key("lead"), key("post"), key("entry")]);
+        assert_eq!(l, &[0, 1, 1]);
+        assert_eq!(class_values(&a.page, &a.page.blocks[0])[0], "menu");
+    }
+
+    /// Rows of `sites` sites, one block each, under the token "post" (content on the first
+    /// `content` sites) and one block under "menu" (never content).
+    fn corpus(sites: u32, content: u32) -> (ClassTokens, Vec<u8>, Vec<f32>, Vec<u32>) {
+        let mut t = ClassTokens::default();
+        let (mut labels, mut weights, mut groups) = (vec![], vec![], vec![]);
+        for s in 0..sites {
+            t.push_values(&["post"]);
+            labels.push(u8::from(s < content));
+            t.push_values(&["menu"]);
+            labels.push(0);
+            weights.extend([1.0, 1.0]);
+            groups.extend([s, s]);
+        }
+        (t, labels, weights, groups)
+    }
+
+    #[test]
+    fn rates_are_learned_per_site_and_training_rows_leave_their_site_out() {
+        let (t, labels, weights, groups) = corpus(4, 3);
+        let mut rows = vec![0f32; t.len() * N_FEATURES];
+        let lex = ClassLexicon::learn(&t, &labels, &weights, &groups, &mut rows);
+        assert_eq!(lex.len(), 2);
+        assert!(lex.is_consistent());
+        let col = |r: usize, f: F| rows[r * N_FEATURES + f as usize];
+        // Site 0's "post" block sees the 3 other sites, 2 of them content.
+        assert_eq!(col(0, F::ClassLexMean), log_odds(3.0, 2.0));
+        // Site 3's (boilerplate there) sees 3 content sites.
+        assert_eq!(col(6, F::ClassLexMean), log_odds(3.0, 3.0));
+        assert_eq!(col(1, F::ClassLexMax), log_odds(3.0, 0.0));
+        assert_eq!(col(1, F::ClassLexKnown), 1.0);
+        // An unseen page reads the rates of all 4 sites.
+        let mut m = FeatureMatrix {
+            data: vec![0.0; 2 * N_FEATURES],
+        };
+        let mut page = ClassTokens::default();
+        page.push_values(&["other", "menu post"]);
+        page.push_values(&["unknown"]);
+        lex.fill(&mut m, &page);
+        let (post, menu) = (log_odds(4.0, 3.0), log_odds(4.0, 0.0));
+        assert_eq!(m.get(0, F::ClassLexMean), (menu + post) / 2.0);
+        assert_eq!(m.get(0, F::ClassLexMin), menu);
+        assert_eq!(m.get(0, F::ClassLexMax), post);
+        assert_eq!(m.get(0, F::ClassLexNearest), (menu + post) / 2.0);
+        assert_eq!(m.get(0, F::ClassLexLevel), 1.0);
+        assert_eq!(m.get(0, F::ClassLexKnown), 2.0);
+        assert!(CLASS_COLUMNS.iter().all(|&f| m.get(1, f) == 0.0));
+    }
+
+    #[test]
+    fn tokens_of_few_sites_are_not_learned() {
+        let (t, labels, weights, groups) = corpus(MIN_SITES - 1, 1);
+        let mut rows = vec![0f32; t.len() * N_FEATURES];
+        let lex = ClassLexicon::learn(&t, &labels, &weights, &groups, &mut rows);
+        assert!(lex.is_empty());
+        assert!(rows.iter().all(|&v| v == 0.0));
+        // At exactly MIN_SITES sites the token is learned, but a training row, seeing the
+        // other sites only, does not know it.
+        let (t, labels, weights, groups) = corpus(MIN_SITES, 1);
+        let mut rows = vec![0f32; t.len() * N_FEATURES];
+        let lex = ClassLexicon::learn(&t, &labels, &weights, &groups, &mut rows);
+        assert_eq!(lex.len(), 2);
+        assert!(rows.iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn inconsistent_lexicons_are_detected() {
+        let bad = ClassLexicon {
+            keys: vec![2, 1],
+            log_odds: vec![0.0, 0.0],
+        };
+        assert!(!bad.is_consistent());
+        let bad = ClassLexicon {
+            keys: vec![1],
+            log_odds: vec![f32::NAN],
+        };
+        assert!(!bad.is_consistent());
+    }
+}
