@@ -75,21 +75,28 @@ fn fnv_byte(h: u64, b: u8) -> u64 {
 impl ClassTokens {
     /// The tokens of every block of a segmented page.
     pub fn of_page(page: &Page) -> ClassTokens {
-        // Pages repeat the same class lists: each is split once.
-        let mut cache: FxHashMap<&str, Vec<u64>> = FxHashMap::default();
-        for e in &page.elements {
-            cache.entry(&e.tokens).or_insert_with(|| {
-                let mut v = Vec::new();
-                value_keys(&e.tokens, &mut v);
-                v
-            });
-        }
+        // Elements with the same class list share one string (see `blocks`), so the split of
+        // each list is cached by the string's address: no string is hashed twice.
+        let mut cache: FxHashMap<usize, Vec<u64>> = FxHashMap::default();
         let mut t = ClassTokens::default();
+        let mut levels: Vec<usize> = Vec::with_capacity(LEVELS);
         for b in &page.blocks {
+            levels.clear();
+            for e in page.ancestors(b.element).take(LEVELS) {
+                let at = e.tokens.as_ptr() as usize;
+                if !e.tokens.is_empty() {
+                    cache.entry(at).or_insert_with(|| {
+                        let mut v = Vec::new();
+                        value_keys(&e.tokens, &mut v);
+                        v
+                    });
+                }
+                levels.push(at);
+            }
             t.push_block(
-                page.ancestors(b.element)
-                    .take(LEVELS)
-                    .map(|e| cache[&*e.tokens].as_slice()),
+                levels
+                    .iter()
+                    .map(|at| cache.get(at).map_or(&[][..], Vec::as_slice)),
             );
         }
         t
