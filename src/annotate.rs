@@ -287,6 +287,7 @@ fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> L
             let analysis = bytes
                 .and_then(|b| crate::analyze(&b, SegmentLimits::default()))
                 .map_err(|e| (p.id.clone(), e))?;
+            let tokens = ClassTokens::of_page(&analysis.page);
             let texts: Vec<String> = analysis.page.blocks.into_iter().map(|b| b.text).collect();
             let coverage = coverage(&texts, &p.gold);
             let labels = labels_from_coverage(&coverage, min_aligned);
@@ -298,7 +299,7 @@ fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> L
                 gold: Some(p.gold),
                 texts,
                 features: analysis.features,
-                tokens: analysis.tokens,
+                tokens,
                 labels,
             })
         })

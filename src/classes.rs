@@ -16,6 +16,7 @@ use crate::blocks::Page;
 use crate::features::{FeatureMatrix, F, FNV_START, N_FEATURES};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// Elements read per block: its own element and this many minus one ancestors.
 pub const LEVELS: usize = 12;
@@ -168,10 +169,23 @@ pub fn class_values(page: &Page, block: &crate::blocks::Block) -> Vec<String> {
 
 /// Log-odds that a block under a token is content, per token found on enough training sites.
 /// Sorted by key, so the model file is the same on every run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ClassLexicon {
     keys: Vec<u64>,
     log_odds: Vec<f32>,
+    /// Derived, not stored: where the keys with each value of their top [`BUCKET_BITS`] bits
+    /// start, so that a lookup scans one or two keys (the keys are hashes, so evenly spread).
+    #[serde(skip)]
+    buckets: OnceLock<Vec<u32>>,
+}
+
+/// Bits of a key that pick its bucket: about one bucket per known token.
+const BUCKET_BITS: u32 = 14;
+
+impl PartialEq for ClassLexicon {
+    fn eq(&self, other: &Self) -> bool {
+        self.keys == other.keys && self.log_odds == other.log_odds
+    }
 }
 
 fn log_odds(sites: f64, content: f64) -> f32 {
@@ -225,27 +239,112 @@ impl ClassLexicon {
         known.sort_unstable_by_key(|e| e.0);
         let rows = rows.chunks_exact_mut(N_FEATURES).zip(groups).take(n);
         for (i, (row, &g)) in rows.enumerate() {
-            fill_row(row, tokens.block(i), |k| {
+            let (keys, levels) = tokens.block(i);
+            let known = keys.iter().zip(levels).filter_map(|(&k, &level)| {
                 let (sites, sum) = totals[&k];
                 let own = share(per_site[&(k, g)]);
-                (sites > MIN_SITES).then(|| log_odds(f64::from(sites - 1), sum - own))
+                (sites > MIN_SITES).then(|| (log_odds(f64::from(sites - 1), sum - own), level))
             });
+            fill_row(row, known);
         }
         ClassLexicon {
             keys: known.iter().map(|e| e.0).collect(),
             log_odds: known.iter().map(|e| e.1).collect(),
+            buckets: OnceLock::new(),
         }
     }
 
-    /// Fill the `class_lex_*` features of a page's blocks.
+    /// Fill the `class_lex_*` features of blocks from their tokens (as training reads them).
     pub fn fill(&self, features: &mut FeatureMatrix, tokens: &ClassTokens) {
         let n = features.rows().min(tokens.len());
         for i in 0..n {
             let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
-            fill_row(row, tokens.block(i), |k| {
-                self.keys.binary_search(&k).ok().map(|j| self.log_odds[j])
-            });
+            let (keys, levels) = tokens.block(i);
+            let known = keys
+                .iter()
+                .zip(levels)
+                .filter_map(|(&k, &level)| self.rate(k).map(|v| (v, level)));
+            fill_row(row, known);
         }
+    }
+
+    /// Fill the `class_lex_*` features of a segmented page's blocks; the same values as
+    /// [`ClassLexicon::fill`] with [`ClassTokens::of_page`], faster. Elements with the same
+    /// class list share one string (see `blocks`), so each distinct list is split and looked
+    /// up once per page; and an element's known tokens are its own followed by its parent's,
+    /// one level further, so they are built once per element, parents first.
+    pub fn fill_page(&self, features: &mut FeatureMatrix, page: &Page) {
+        // String address → range of the list's known tokens (each once) in `lists`.
+        let mut list_at: FxHashMap<usize, (u32, u32)> = FxHashMap::default();
+        let mut lists: Vec<(u64, f32)> = Vec::new();
+        let mut keys: Vec<u64> = Vec::new();
+        // Known tokens of the elements with blocks: (key, log-odds, level), nearest first.
+        let mut known: Vec<(u64, f32, u8)> = Vec::new();
+        let mut range: Vec<(u32, u32)> = vec![(0, 0); page.elements.len()];
+        for (i, e) in page.elements.iter().enumerate() {
+            // Ancestors of an element with blocks have blocks too, and come before it.
+            if e.first_block >= e.end_block {
+                continue;
+            }
+            let (own_start, own_end) = if e.tokens.is_empty() {
+                (0, 0)
+            } else {
+                *list_at
+                    .entry(e.tokens.as_ptr() as usize)
+                    .or_insert_with(|| {
+                        keys.clear();
+                        value_keys(&e.tokens, &mut keys);
+                        let start = lists.len();
+                        for &k in &keys {
+                            if let Some(v) = self.rate(k) {
+                                if !lists[start..].iter().any(|e| e.0 == k) {
+                                    lists.push((k, v));
+                                }
+                            }
+                        }
+                        (start as u32, lists.len() as u32)
+                    })
+            };
+            let own = &lists[own_start as usize..own_end as usize];
+            let start = known.len();
+            known.extend(own.iter().map(|&(k, v)| (k, v, 0)));
+            if let Some(p) = e.parent {
+                let (ps, pe) = range[p as usize];
+                for j in ps as usize..pe as usize {
+                    let (k, v, level) = known[j];
+                    if usize::from(level) + 1 < LEVELS && !own.iter().any(|e| e.0 == k) {
+                        known.push((k, v, level + 1));
+                    }
+                }
+            }
+            range[i] = (start as u32, known.len() as u32);
+        }
+        let n = features.rows().min(page.blocks.len());
+        for (i, b) in page.blocks.iter().enumerate().take(n) {
+            let (s, e) = range[b.element as usize];
+            let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
+            fill_row(
+                row,
+                known[s as usize..e as usize]
+                    .iter()
+                    .map(|&(_, v, l)| (v, l)),
+            );
+        }
+    }
+
+    /// The log-odds of a token, if known.
+    fn rate(&self, key: u64) -> Option<f32> {
+        let buckets = self.buckets.get_or_init(|| {
+            (0..=1u64 << BUCKET_BITS)
+                .map(|b| self.keys.partition_point(|&k| k >> (64 - BUCKET_BITS) < b) as u32)
+                .collect()
+        });
+        let b = (key >> (64 - BUCKET_BITS)) as usize;
+        let (start, end) = (buckets[b] as usize, buckets[b + 1] as usize);
+        let keys = self.keys.get(start..end)?;
+        keys.iter()
+            .position(|&k| k == key)
+            .map(|j| self.log_odds[start + j])
     }
 
     /// Number of tokens.
@@ -267,12 +366,11 @@ impl ClassLexicon {
     }
 }
 
-/// The `class_lex_*` features of one row from its tokens and a lookup of a token's log-odds.
-fn fill_row(row: &mut [f32], (keys, levels): (&[u64], &[u8]), rate: impl Fn(u64) -> Option<f32>) {
+/// The `class_lex_*` features of one row from the log-odds and levels of its known tokens.
+fn fill_row(row: &mut [f32], known: impl Iterator<Item = (f32, u8)>) {
     let (mut sum, mut min, mut max, mut count) = (0f32, f32::INFINITY, f32::NEG_INFINITY, 0u32);
     let (mut near_level, mut near_sum, mut near_count) = (u8::MAX, 0f32, 0u32);
-    for (&k, &level) in keys.iter().zip(levels) {
-        let Some(v) = rate(k) else { continue };
+    for (v, level) in known {
         sum += v;
         min = min.min(v);
         max = max.max(v);
@@ -377,8 +475,9 @@ mod tests {
             Default::default(),
         )
         .unwrap();
-        assert_eq!(a.tokens.len(), 2);
-        let (k, l) = a.tokens.block(1);
+        let tokens = ClassTokens::of_page(&a.page);
+        assert_eq!(tokens.len(), 2);
+        let (k, l) = tokens.block(1);
         assert_eq!(k, &[key("lead"), key("post"), key("entry")]);
         assert_eq!(l, &[0, 1, 1]);
         assert_eq!(class_values(&a.page, &a.page.blocks[0])[0], "menu");
@@ -433,6 +532,36 @@ mod tests {
     }
 
     #[test]
+    fn filling_from_the_page_equals_filling_from_its_tokens() {
+        // Shared lists, a token repeated in one list and across levels, unknown tokens.
+        let a = crate::analyze(
+            b"<body><div class='post main'><div class='post-body x'>\
+              <p class='post post'>One.</p><p class='menu'>Two.</p></div>\
+              <ul class='menu'><li class='menu item'>Three</li><li>Four</li></ul></div></body>",
+            Default::default(),
+        )
+        .unwrap();
+        let lex = ClassLexicon {
+            keys: {
+                let mut k = vec![key("post"), key("menu"), key("body"), key("postbody")];
+                k.sort_unstable();
+                k
+            },
+            log_odds: vec![0.5, -1.0, 2.0, -0.25],
+            ..Default::default()
+        };
+        let tokens = ClassTokens::of_page(&a.page);
+        let mut by_tokens = a.features.clone();
+        lex.fill(&mut by_tokens, &tokens);
+        let mut by_page = a.features.clone();
+        lex.fill_page(&mut by_page, &a.page);
+        assert_eq!(by_page, by_tokens);
+        assert!((0..by_page.rows()).all(|i| by_page.get(i, F::ClassLexKnown) > 0.0));
+        // "post" (three levels), "body" and "postbody": each once.
+        assert_eq!(by_page.get(0, F::ClassLexKnown), 3.0);
+    }
+
+    #[test]
     fn tokens_of_few_sites_are_not_learned() {
         let (t, labels, weights, groups) = corpus(MIN_SITES - 1, 1);
         let mut rows = vec![0f32; t.len() * N_FEATURES];
@@ -449,15 +578,37 @@ mod tests {
     }
 
     #[test]
+    fn lookups_find_every_token_and_only_them() {
+        // More keys than buckets, so buckets hold several; the extremes of the key range too.
+        let mut keys: Vec<u64> = (0..40_000u32).map(|i| key(&i.to_string())).collect();
+        keys.extend([0, u64::MAX]);
+        keys.sort_unstable();
+        keys.dedup();
+        let lex = ClassLexicon {
+            log_odds: (0..keys.len()).map(|i| i as f32).collect(),
+            keys: keys.clone(),
+            ..Default::default()
+        };
+        assert!(keys
+            .iter()
+            .enumerate()
+            .all(|(i, &k)| lex.rate(k) == Some(i as f32)));
+        assert!((40_000..50_000u32).all(|i| lex.rate(key(&i.to_string())).is_none()));
+        assert_eq!(ClassLexicon::default().rate(key("post")), None);
+    }
+
+    #[test]
     fn inconsistent_lexicons_are_detected() {
         let bad = ClassLexicon {
             keys: vec![2, 1],
             log_odds: vec![0.0, 0.0],
+            ..Default::default()
         };
         assert!(!bad.is_consistent());
         let bad = ClassLexicon {
             keys: vec![1],
             log_odds: vec![f32::NAN],
+            ..Default::default()
         };
         assert!(!bad.is_consistent());
     }

@@ -165,7 +165,7 @@ impl Extractor {
         };
         let mut analysis = crate::analyze(bytes, self.limits.segment)?;
         self.model
-            .fill_classes(&mut analysis.features, &analysis.tokens);
+            .fill_classes_of_page(&mut analysis.features, &analysis.page);
         let texts: Vec<&str> = analysis
             .page
             .blocks

@@ -40,10 +40,8 @@ pub struct Analysis {
     /// Title and blocks.
     pub page: Page,
     /// One row of features per block (the `class_lex_*` ones are filled by a model:
-    /// [`model::Model::fill_classes`]).
+    /// [`model::Model::fill_classes_of_page`]).
     pub features: FeatureMatrix,
-    /// The class/id tokens around every block.
-    pub tokens: classes::ClassTokens,
     /// The character encoding the page was decoded with.
     pub encoding: &'static str,
 }
@@ -53,11 +51,9 @@ pub fn analyze(bytes: &[u8], limits: SegmentLimits) -> Result<Analysis> {
     let decoded = html::decode(bytes)?;
     let page = blocks::segment(&decoded.text, limits)?;
     let features = features::compute(&page);
-    let tokens = classes::ClassTokens::of_page(&page);
     Ok(Analysis {
         page,
         features,
-        tokens,
         encoding: decoded.encoding,
     })
 }

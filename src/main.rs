@@ -14,6 +14,10 @@ use textsift::output::{BlockRecord, FeatureValues, Format};
 use textsift::train::{self, Recipe};
 use textsift::{Error, SegmentLimits};
 
+/// Faster than the system allocator on the many small allocations of a page (see Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "textsift",

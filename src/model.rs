@@ -463,6 +463,11 @@ impl Model {
         self.classifier.classes.fill(features, tokens);
     }
 
+    /// [`Model::fill_classes`] straight from a segmented page (the same values, faster).
+    pub fn fill_classes_of_page(&self, features: &mut FeatureMatrix, page: &crate::Page) {
+        self.classifier.classes.fill_page(features, page);
+    }
+
     /// Content score of every block, from 0 to 1, from the blocks' features (with the
     /// `class_lex_*` ones filled by [`Model::fill_classes`]) and texts.
     pub fn scores<S: AsRef<str>>(&self, features: &FeatureMatrix, texts: &[S]) -> Result<Vec<f32>> {
