@@ -324,10 +324,7 @@ fn model(c: &mut Criterion) {
     }
     if let Ok(page) = textsift::blocks::segment(&article_page(200_000), SegmentLimits::default()) {
         let mut features = textsift::features::compute(&page);
-        model.fill_classes(
-            &mut features,
-            &textsift::classes::ClassTokens::of_page(&page),
-        );
+        model.fill_classes_of_page(&mut features, &page);
         let texts: Vec<&str> = page.blocks.iter().map(|b| b.text.as_str()).collect();
         g.throughput(Throughput::Elements(texts.len() as u64));
         g.bench_function("score 200KB page", |b| {

@@ -11,6 +11,10 @@
 use kuchikiki::traits::TendrilSink;
 use std::time::Instant;
 
+/// The CLI's allocator, so that the stages cost what they cost in `textsift extract`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// One page in the three forms the stages start from.
 struct Page {
     file: Vec<u8>,
@@ -46,8 +50,9 @@ fn run(stage: &str, pages: &[Page], extractor: &textsift::Extractor) -> usize {
                 .len(),
             _ => {
                 let page = textsift::blocks::segment(p, Default::default()).expect("segment");
-                textsift::features::compute(&page).rows()
-                    + textsift::classes::ClassTokens::of_page(&page).len()
+                let mut features = textsift::features::compute(&page);
+                extractor.model().fill_classes_of_page(&mut features, &page);
+                features.rows()
             }
         };
     }
