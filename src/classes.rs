@@ -120,10 +120,10 @@ impl ClassTokens {
 
     /// Append one block from the token keys of its element and ancestors, nearest first.
     fn push_block<'a>(&mut self, levels: impl Iterator<Item = &'a [u64]>) {
-        let start = self.keys.len();
+        let mut seen = KeySet::default();
         for (level, keys) in levels.enumerate() {
             for &k in keys {
-                if !self.keys[start..].contains(&k) {
+                if seen.insert(k) {
                     self.keys.push(k);
                     self.levels.push(level as u8);
                 }
@@ -271,64 +271,48 @@ impl ClassLexicon {
     /// Fill the `class_lex_*` features of a segmented page's blocks; the same values as
     /// [`ClassLexicon::fill`] with [`ClassTokens::of_page`], faster. Elements with the same
     /// class list share one string (see `blocks`), so each distinct list is split and looked
-    /// up once per page; and an element's known tokens are its own followed by its parent's,
-    /// one level further, so they are built once per element, parents first.
+    /// up once per page, and a block dedupes only the known tokens of its ancestors. Memory
+    /// stays within the page's own class lists: nothing is kept per element or block.
     pub fn fill_page(&self, features: &mut FeatureMatrix, page: &Page) {
         // String address → range of the list's known tokens (each once) in `lists`.
         let mut list_at: FxHashMap<usize, (u32, u32)> = FxHashMap::default();
         let mut lists: Vec<(u64, f32)> = Vec::new();
         let mut keys: Vec<u64> = Vec::new();
-        // Known tokens of the elements with blocks: (key, log-odds, level), nearest first.
-        let mut known: Vec<(u64, f32, u8)> = Vec::new();
-        let mut range: Vec<(u32, u32)> = vec![(0, 0); page.elements.len()];
-        for (i, e) in page.elements.iter().enumerate() {
-            // Ancestors of an element with blocks have blocks too, and come before it.
-            if e.first_block >= e.end_block {
-                continue;
-            }
-            let (own_start, own_end) = if e.tokens.is_empty() {
-                (0, 0)
-            } else {
-                *list_at
-                    .entry(e.tokens.as_ptr() as usize)
-                    .or_insert_with(|| {
-                        keys.clear();
-                        value_keys(&e.tokens, &mut keys);
-                        let start = lists.len();
-                        for &k in &keys {
-                            if let Some(v) = self.rate(k) {
-                                if !lists[start..].iter().any(|e| e.0 == k) {
-                                    lists.push((k, v));
+        let mut seen = KeySet::default();
+        let mut block: Vec<(f32, u8)> = Vec::new();
+        let n = features.rows().min(page.blocks.len());
+        for (i, b) in page.blocks.iter().enumerate().take(n) {
+            block.clear();
+            seen.clear();
+            for (level, e) in page.ancestors(b.element).take(LEVELS).enumerate() {
+                if e.tokens.is_empty() {
+                    continue;
+                }
+                let (start, end) =
+                    *list_at
+                        .entry(e.tokens.as_ptr() as usize)
+                        .or_insert_with(|| {
+                            keys.clear();
+                            value_keys(&e.tokens, &mut keys);
+                            let start = lists.len();
+                            let mut once = KeySet::default();
+                            for &k in &keys {
+                                if let Some(v) = self.rate(k) {
+                                    if once.insert(k) {
+                                        lists.push((k, v));
+                                    }
                                 }
                             }
-                        }
-                        (start as u32, lists.len() as u32)
-                    })
-            };
-            let own = &lists[own_start as usize..own_end as usize];
-            let start = known.len();
-            known.extend(own.iter().map(|&(k, v)| (k, v, 0)));
-            if let Some(p) = e.parent {
-                let (ps, pe) = range[p as usize];
-                for j in ps as usize..pe as usize {
-                    let (k, v, level) = known[j];
-                    if usize::from(level) + 1 < LEVELS && !own.iter().any(|e| e.0 == k) {
-                        known.push((k, v, level + 1));
+                            (start as u32, lists.len() as u32)
+                        });
+                for &(k, v) in &lists[start as usize..end as usize] {
+                    if seen.insert(k) {
+                        block.push((v, level as u8));
                     }
                 }
             }
-            range[i] = (start as u32, known.len() as u32);
-        }
-        let n = features.rows().min(page.blocks.len());
-        for (i, b) in page.blocks.iter().enumerate().take(n) {
-            let (s, e) = range[b.element as usize];
             let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
-            fill_row(
-                row,
-                known[s as usize..e as usize]
-                    .iter()
-                    .map(|&(_, v, l)| (v, l)),
-            );
+            fill_row(row, block.iter().copied());
         }
     }
 
@@ -363,6 +347,40 @@ impl ClassLexicon {
         self.keys.len() == self.log_odds.len()
             && self.keys.windows(2).all(|w| w[0] < w[1])
             && self.log_odds.iter().all(|v| v.is_finite())
+    }
+}
+
+/// A set of token keys: a short list while small (most blocks know a few dozen tokens), a
+/// hash set beyond, so that a page with thousands of tokens per element stays linear.
+#[derive(Default)]
+struct KeySet {
+    few: Vec<u64>,
+    many: rustc_hash::FxHashSet<u64>,
+}
+
+impl KeySet {
+    const FEW: usize = 32;
+
+    /// Add a key; whether it was new.
+    fn insert(&mut self, key: u64) -> bool {
+        if !self.many.is_empty() {
+            return self.many.insert(key);
+        }
+        if self.few.contains(&key) {
+            return false;
+        }
+        if self.few.len() < Self::FEW {
+            self.few.push(key);
+        } else {
+            self.many.extend(self.few.drain(..));
+            self.many.insert(key);
+        }
+        true
+    }
+
+    fn clear(&mut self) {
+        self.few.clear();
+        self.many.clear();
     }
 }
 
@@ -575,6 +593,49 @@ mod tests {
         let lex = ClassLexicon::learn(&t, &labels, &weights, &groups, &mut rows);
         assert_eq!(lex.len(), 2);
         assert!(rows.iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn key_sets_grow_from_a_list_to_a_hash_set() {
+        let mut set = KeySet::default();
+        for k in 0..100u64 {
+            assert!(set.insert(k), "{k} is new");
+            assert!(!set.insert(k / 2), "{} was added before", k / 2);
+        }
+        set.clear();
+        assert!(set.insert(7));
+        assert!(!set.insert(7));
+    }
+
+    #[test]
+    fn long_class_lists_give_the_same_features_both_ways() {
+        // 2,000 distinct letter-only tokens on one element above 50 blocks.
+        let names: Vec<String> = (0..2000u32)
+            .map(|i| {
+                let l = |d: u32| char::from(b'a' + (d % 26) as u8);
+                format!("x{}{}{}", l(i / 676), l(i / 26), l(i))
+            })
+            .collect();
+        let html = format!(
+            "<body><div class='{}'>{}</div></body>",
+            names.join(" "),
+            "<p>Text.</p>".repeat(50)
+        );
+        let a = crate::analyze(html.as_bytes(), Default::default()).unwrap();
+        let mut keys: Vec<u64> = names.iter().map(|n| key(n)).collect();
+        keys.sort_unstable();
+        let lex = ClassLexicon {
+            log_odds: (0..keys.len()).map(|i| (i % 7) as f32 - 3.0).collect(),
+            keys,
+            ..Default::default()
+        };
+        let mut by_tokens = a.features.clone();
+        lex.fill(&mut by_tokens, &ClassTokens::of_page(&a.page));
+        let mut by_page = a.features.clone();
+        lex.fill_page(&mut by_page, &a.page);
+        assert_eq!(by_page, by_tokens);
+        assert_eq!(by_page.rows(), 50);
+        assert!((0..50).all(|i| by_page.get(i, F::ClassLexKnown) == 2000.0));
     }
 
     #[test]
