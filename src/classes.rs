@@ -28,19 +28,29 @@ const PRIOR: f64 = 0.3;
 const PRIOR_SITES: f64 = 2.0;
 
 /// The class/id token keys of every block: those of its element and of its ancestors up to
-/// [`LEVELS`], each once, with the level (0 = the block's element) where it is nearest.
+/// [`LEVELS`], each once, with the level (0 = the block's element) where it is nearest. Kept
+/// as the distinct class lists of the pages and, per block, which list each level has, so
+/// that memory grows with the lists and blocks, not with their product.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClassTokens {
+    /// Keys of every list (each once, in order), one list after another.
     keys: Vec<u64>,
-    levels: Vec<u8>,
-    /// Block `i`'s tokens are `starts[i]..starts[i + 1]`.
+    /// List `j`'s keys are `keys[list_starts[j]..list_starts[j + 1]]`.
+    list_starts: Vec<u32>,
+    /// Per block and level, nearest first: its list, or [`NO_LIST`].
+    levels: Vec<u32>,
+    /// Block `i`'s levels are `levels[starts[i]..starts[i + 1]]`.
     starts: Vec<u32>,
 }
+
+/// A level without class/id values.
+const NO_LIST: u32 = u32::MAX;
 
 impl Default for ClassTokens {
     fn default() -> Self {
         ClassTokens {
             keys: Vec::new(),
+            list_starts: vec![0],
             levels: Vec::new(),
             starts: vec![0],
         }
@@ -76,29 +86,22 @@ fn fnv_byte(h: u64, b: u8) -> u64 {
 impl ClassTokens {
     /// The tokens of every block of a segmented page.
     pub fn of_page(page: &Page) -> ClassTokens {
-        // Elements with the same class list share one string (see `blocks`), so the split of
-        // each list is cached by the string's address: no string is hashed twice.
-        let mut cache: FxHashMap<usize, Vec<u64>> = FxHashMap::default();
+        // Elements with the same class list share one string (see `blocks`), so each list is
+        // found by the string's address: no string is split twice.
+        let mut list_of: FxHashMap<usize, u32> = FxHashMap::default();
         let mut t = ClassTokens::default();
-        let mut levels: Vec<usize> = Vec::with_capacity(LEVELS);
         for b in &page.blocks {
-            levels.clear();
             for e in page.ancestors(b.element).take(LEVELS) {
-                let at = e.tokens.as_ptr() as usize;
-                if !e.tokens.is_empty() {
-                    cache.entry(at).or_insert_with(|| {
-                        let mut v = Vec::new();
-                        value_keys(&e.tokens, &mut v);
-                        v
-                    });
-                }
-                levels.push(at);
+                let list = if e.tokens.is_empty() {
+                    NO_LIST
+                } else {
+                    *list_of
+                        .entry(e.tokens.as_ptr() as usize)
+                        .or_insert_with(|| t.push_list(&e.tokens))
+                };
+                t.levels.push(list);
             }
-            t.push_block(
-                levels
-                    .iter()
-                    .map(|at| cache.get(at).map_or(&[][..], Vec::as_slice)),
-            );
+            t.starts.push(t.levels.len() as u32);
         }
         t
     }
@@ -106,30 +109,27 @@ impl ClassTokens {
     /// Append one block given by the class/id values of its element and ancestors, nearest
     /// first (as in `textsift blocks` records: [`class_values`]).
     pub fn push_values<S: AsRef<str>>(&mut self, values: &[S]) {
-        let keys: Vec<Vec<u64>> = values
-            .iter()
-            .take(LEVELS)
-            .map(|v| {
-                let mut keys = Vec::new();
-                value_keys(v.as_ref(), &mut keys);
-                keys
-            })
-            .collect();
-        self.push_block(keys.iter().map(Vec::as_slice));
+        for v in values.iter().take(LEVELS) {
+            let v = v.as_ref();
+            let list = if v.is_empty() {
+                NO_LIST
+            } else {
+                self.push_list(v)
+            };
+            self.levels.push(list);
+        }
+        self.starts.push(self.levels.len() as u32);
     }
 
-    /// Append one block from the token keys of its element and ancestors, nearest first.
-    fn push_block<'a>(&mut self, levels: impl Iterator<Item = &'a [u64]>) {
-        let mut seen = KeySet::default();
-        for (level, keys) in levels.enumerate() {
-            for &k in keys {
-                if seen.insert(k) {
-                    self.keys.push(k);
-                    self.levels.push(level as u8);
-                }
-            }
-        }
-        self.starts.push(self.keys.len() as u32);
+    /// Add the list of one class/id value string; its index.
+    fn push_list(&mut self, value: &str) -> u32 {
+        let mut keys = Vec::new();
+        value_keys(value, &mut keys);
+        let mut once = KeySet::default();
+        self.keys
+            .extend(keys.into_iter().filter(|&k| once.insert(k)));
+        self.list_starts.push(self.keys.len() as u32);
+        (self.list_starts.len() - 2) as u32
     }
 
     /// Number of blocks.
@@ -142,19 +142,44 @@ impl ClassTokens {
         self.len() == 0
     }
 
-    /// Token keys and their levels of block `i`.
-    fn block(&self, i: usize) -> (&[u64], &[u8]) {
-        let r = self.starts[i] as usize..self.starts[i + 1] as usize;
-        (&self.keys[r.clone()], &self.levels[r])
+    /// The token keys of block `i`, each once, with their levels, nearest first, into `out`
+    /// (`seen` is scratch space).
+    fn block(&self, i: usize, seen: &mut KeySet, out: &mut Vec<(u64, u8)>) {
+        out.clear();
+        seen.clear();
+        let levels = &self.levels[self.starts[i] as usize..self.starts[i + 1] as usize];
+        for (level, &list) in levels.iter().enumerate() {
+            if list == NO_LIST {
+                continue;
+            }
+            let l = list as usize;
+            let keys = &self.keys[self.list_starts[l] as usize..self.list_starts[l + 1] as usize];
+            out.extend(
+                keys.iter()
+                    .filter(|&&k| seen.insert(k))
+                    .map(|&k| (k, level as u8)),
+            );
+        }
     }
 
     /// Append the blocks of another page.
     pub fn extend(&mut self, other: &ClassTokens) {
-        let base = self.keys.len() as u32;
+        let (keys, lists, levels) = (
+            self.keys.len() as u32,
+            (self.list_starts.len() - 1) as u32,
+            self.levels.len() as u32,
+        );
         self.keys.extend_from_slice(&other.keys);
-        self.levels.extend_from_slice(&other.levels);
+        self.list_starts
+            .extend(other.list_starts[1..].iter().map(|s| s + keys));
+        self.levels.extend(
+            other
+                .levels
+                .iter()
+                .map(|&l| if l == NO_LIST { NO_LIST } else { l + lists }),
+        );
         self.starts
-            .extend(other.starts[1..].iter().map(|s| s + base));
+            .extend(other.starts[1..].iter().map(|s| s + levels));
     }
 }
 
@@ -213,9 +238,11 @@ impl ClassLexicon {
             .min(groups.len());
         // (key, site) → (weight, content weight).
         let mut per_site: FxHashMap<(u64, u32), (f64, f64)> = FxHashMap::default();
+        let (mut seen, mut block) = (KeySet::default(), Vec::new());
         for i in 0..n {
             let w = f64::from(weights[i]);
-            for &k in tokens.block(i).0 {
+            tokens.block(i, &mut seen, &mut block);
+            for &(k, _) in &block {
                 let e = per_site.entry((k, groups[i])).or_default();
                 e.0 += w;
                 if labels[i] != 0 {
@@ -239,8 +266,8 @@ impl ClassLexicon {
         known.sort_unstable_by_key(|e| e.0);
         let rows = rows.chunks_exact_mut(N_FEATURES).zip(groups).take(n);
         for (i, (row, &g)) in rows.enumerate() {
-            let (keys, levels) = tokens.block(i);
-            let known = keys.iter().zip(levels).filter_map(|(&k, &level)| {
+            tokens.block(i, &mut seen, &mut block);
+            let known = block.iter().filter_map(|&(k, level)| {
                 let (sites, sum) = totals[&k];
                 let own = share(per_site[&(k, g)]);
                 (sites > MIN_SITES).then(|| (log_odds(f64::from(sites - 1), sum - own), level))
@@ -257,13 +284,13 @@ impl ClassLexicon {
     /// Fill the `class_lex_*` features of blocks from their tokens (as training reads them).
     pub fn fill(&self, features: &mut FeatureMatrix, tokens: &ClassTokens) {
         let n = features.rows().min(tokens.len());
+        let (mut seen, mut block) = (KeySet::default(), Vec::new());
         for i in 0..n {
             let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
-            let (keys, levels) = tokens.block(i);
-            let known = keys
+            tokens.block(i, &mut seen, &mut block);
+            let known = block
                 .iter()
-                .zip(levels)
-                .filter_map(|(&k, &level)| self.rate(k).map(|v| (v, level)));
+                .filter_map(|&(k, level)| self.rate(k).map(|v| (v, level)));
             fill_row(row, known);
         }
     }
@@ -457,32 +484,41 @@ mod tests {
         );
     }
 
+    /// Block `i`'s keys and levels.
+    fn block_of(t: &ClassTokens, i: usize) -> (Vec<u64>, Vec<u8>) {
+        let mut out = Vec::new();
+        t.block(i, &mut KeySet::default(), &mut out);
+        out.into_iter().unzip()
+    }
+
     #[test]
     fn a_block_keeps_each_token_once_at_its_nearest_level() {
         let mut t = ClassTokens::default();
         t.push_values(&["entry", "", "post entry", "x"]);
         t.push_values::<&str>(&[]);
         assert_eq!(t.len(), 2);
-        let (k, l) = t.block(0);
-        assert_eq!(k, &[key("entry"), key("post"), key("x")]);
-        assert_eq!(l, &[0, 2, 3]);
-        assert_eq!(t.block(1).0.len(), 0);
+        let (k, l) = block_of(&t, 0);
+        assert_eq!(k, [key("entry"), key("post"), key("x")]);
+        assert_eq!(l, [0, 2, 3]);
+        assert_eq!(block_of(&t, 1).0.len(), 0);
         // Two-letter values give only their whole value; digits are left out.
         let levels: Vec<String> = (0..20u8)
             .map(|i| format!("x{}9", (b'a' + i) as char))
             .collect();
         t.push_values(&levels);
         assert_eq!(
-            t.block(2).0.len(),
+            block_of(&t, 2).0.len(),
             LEVELS,
             "only the nearest LEVELS elements count"
         );
-        assert_eq!(t.block(2).0[0], key("xa"));
+        assert_eq!(block_of(&t, 2).0[0], key("xa"));
         let mut all = ClassTokens::default();
         all.extend(&t);
         all.extend(&t);
         assert_eq!(all.len(), 6);
-        assert_eq!(all.block(3), t.block(0));
+        for i in 0..6 {
+            assert_eq!(block_of(&all, i), block_of(&t, i % 3));
+        }
     }
 
     #[test]
@@ -495,9 +531,9 @@ mod tests {
         .unwrap();
         let tokens = ClassTokens::of_page(&a.page);
         assert_eq!(tokens.len(), 2);
-        let (k, l) = tokens.block(1);
-        assert_eq!(k, &[key("lead"), key("post"), key("entry")]);
-        assert_eq!(l, &[0, 1, 1]);
+        let (k, l) = block_of(&tokens, 1);
+        assert_eq!(k, [key("lead"), key("post"), key("entry")]);
+        assert_eq!(l, [0, 1, 1]);
         assert_eq!(class_values(&a.page, &a.page.blocks[0])[0], "menu");
     }
 
