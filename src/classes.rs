@@ -142,23 +142,35 @@ impl ClassTokens {
         self.len() == 0
     }
 
+    /// Number of distinct class lists.
+    fn lists(&self) -> usize {
+        self.list_starts.len() - 1
+    }
+
+    /// The keys of list `j`, each once.
+    fn list(&self, j: usize) -> &[u64] {
+        &self.keys[self.list_starts[j] as usize..self.list_starts[j + 1] as usize]
+    }
+
+    /// The lists of block `i`'s levels, nearest first ([`NO_LIST`] for none).
+    fn levels(&self, i: usize) -> &[u32] {
+        &self.levels[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
     /// The token keys of block `i`, each once, with their levels, nearest first, into `out`
     /// (`seen` is scratch space).
     fn block(&self, i: usize, seen: &mut KeySet, out: &mut Vec<(u64, u8)>) {
         out.clear();
         seen.clear();
-        let levels = &self.levels[self.starts[i] as usize..self.starts[i + 1] as usize];
-        for (level, &list) in levels.iter().enumerate() {
-            if list == NO_LIST {
-                continue;
+        for (level, &list) in self.levels(i).iter().enumerate() {
+            if list != NO_LIST {
+                out.extend(
+                    self.list(list as usize)
+                        .iter()
+                        .filter(|&&k| seen.insert(k))
+                        .map(|&k| (k, level as u8)),
+                );
             }
-            let l = list as usize;
-            let keys = &self.keys[self.list_starts[l] as usize..self.list_starts[l + 1] as usize];
-            out.extend(
-                keys.iter()
-                    .filter(|&&k| seen.insert(k))
-                    .map(|&k| (k, level as u8)),
-            );
         }
     }
 
@@ -281,61 +293,36 @@ impl ClassLexicon {
         }
     }
 
-    /// Fill the `class_lex_*` features of blocks from their tokens (as training reads them).
+    /// Fill the `class_lex_*` features of blocks from their tokens. Each class list is looked
+    /// up once, and a block dedupes only the known tokens of its levels.
     pub fn fill(&self, features: &mut FeatureMatrix, tokens: &ClassTokens) {
-        let n = features.rows().min(tokens.len());
-        let (mut seen, mut block) = (KeySet::default(), Vec::new());
-        for i in 0..n {
-            let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
-            tokens.block(i, &mut seen, &mut block);
-            let known = block
-                .iter()
-                .filter_map(|&(k, level)| self.rate(k).map(|v| (v, level)));
-            fill_row(row, known);
+        // Known tokens of every list, one list after another, and where each list's start.
+        let mut known: Vec<(u64, f32)> = Vec::new();
+        let mut starts = Vec::with_capacity(tokens.lists() + 1);
+        starts.push(0);
+        for j in 0..tokens.lists() {
+            known.extend(
+                tokens
+                    .list(j)
+                    .iter()
+                    .filter_map(|&k| self.rate(k).map(|v| (k, v))),
+            );
+            starts.push(known.len());
         }
-    }
-
-    /// Fill the `class_lex_*` features of a segmented page's blocks; the same values as
-    /// [`ClassLexicon::fill`] with [`ClassTokens::of_page`], faster. Elements with the same
-    /// class list share one string (see `blocks`), so each distinct list is split and looked
-    /// up once per page, and a block dedupes only the known tokens of its ancestors. Memory
-    /// stays within the page's own class lists: nothing is kept per element or block.
-    pub fn fill_page(&self, features: &mut FeatureMatrix, page: &Page) {
-        // String address → range of the list's known tokens (each once) in `lists`.
-        let mut list_at: FxHashMap<usize, (u32, u32)> = FxHashMap::default();
-        let mut lists: Vec<(u64, f32)> = Vec::new();
-        let mut keys: Vec<u64> = Vec::new();
-        let mut seen = KeySet::default();
-        let mut block: Vec<(f32, u8)> = Vec::new();
-        let n = features.rows().min(page.blocks.len());
-        for (i, b) in page.blocks.iter().enumerate().take(n) {
+        let (mut seen, mut block) = (KeySet::default(), Vec::new());
+        let n = features.rows().min(tokens.len());
+        for i in 0..n {
             block.clear();
             seen.clear();
-            for (level, e) in page.ancestors(b.element).take(LEVELS).enumerate() {
-                if e.tokens.is_empty() {
-                    continue;
-                }
-                let (start, end) =
-                    *list_at
-                        .entry(e.tokens.as_ptr() as usize)
-                        .or_insert_with(|| {
-                            keys.clear();
-                            value_keys(&e.tokens, &mut keys);
-                            let start = lists.len();
-                            let mut once = KeySet::default();
-                            for &k in &keys {
-                                if let Some(v) = self.rate(k) {
-                                    if once.insert(k) {
-                                        lists.push((k, v));
-                                    }
-                                }
-                            }
-                            (start as u32, lists.len() as u32)
-                        });
-                for &(k, v) in &lists[start as usize..end as usize] {
-                    if seen.insert(k) {
-                        block.push((v, level as u8));
-                    }
+            for (level, &list) in tokens.levels(i).iter().enumerate() {
+                if list != NO_LIST {
+                    let j = list as usize;
+                    block.extend(
+                        known[starts[j]..starts[j + 1]]
+                            .iter()
+                            .filter(|&&(k, _)| seen.insert(k))
+                            .map(|&(_, v)| (v, level as u8)),
+                    );
                 }
             }
             let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
@@ -585,8 +572,19 @@ mod tests {
         assert!(CLASS_COLUMNS.iter().all(|&f| m.get(1, f) == 0.0));
     }
 
+    /// A lexicon of the given tokens and log-odds.
+    fn lexicon(pairs: &[(&str, f32)]) -> ClassLexicon {
+        let mut known: Vec<(u64, f32)> = pairs.iter().map(|&(t, v)| (key(t), v)).collect();
+        known.sort_unstable_by_key(|e| e.0);
+        ClassLexicon {
+            keys: known.iter().map(|e| e.0).collect(),
+            log_odds: known.iter().map(|e| e.1).collect(),
+            ..Default::default()
+        }
+    }
+
     #[test]
-    fn filling_from_the_page_equals_filling_from_its_tokens() {
+    fn a_page_is_filled_from_the_known_tokens_of_each_level() {
         // Shared lists, a token repeated in one list and across levels, unknown tokens.
         let a = crate::analyze(
             b"<body><div class='post main'><div class='post-body x'>\
@@ -595,24 +593,23 @@ mod tests {
             Default::default(),
         )
         .unwrap();
-        let lex = ClassLexicon {
-            keys: {
-                let mut k = vec![key("post"), key("menu"), key("body"), key("postbody")];
-                k.sort_unstable();
-                k
-            },
-            log_odds: vec![0.5, -1.0, 2.0, -0.25],
-            ..Default::default()
-        };
-        let tokens = ClassTokens::of_page(&a.page);
-        let mut by_tokens = a.features.clone();
-        lex.fill(&mut by_tokens, &tokens);
-        let mut by_page = a.features.clone();
-        lex.fill_page(&mut by_page, &a.page);
-        assert_eq!(by_page, by_tokens);
-        assert!((0..by_page.rows()).all(|i| by_page.get(i, F::ClassLexKnown) > 0.0));
-        // "post" (three levels), "body" and "postbody": each once.
-        assert_eq!(by_page.get(0, F::ClassLexKnown), 3.0);
+        let lex = lexicon(&[
+            ("post", 0.5),
+            ("menu", -1.0),
+            ("body", 2.0),
+            ("postbody", -0.25),
+        ]);
+        let mut m = a.features.clone();
+        lex.fill(&mut m, &ClassTokens::of_page(&a.page));
+        let row = |i: usize| -> Vec<f32> { CLASS_COLUMNS.iter().map(|&f| m.get(i, f)).collect() };
+        assert_eq!(m.rows(), 4);
+        // mean, min, max, nearest, its level, known. "post" counts once (levels 0 and 2),
+        // "body" and "postbody" at level 1; "main", "x" and "item" are unknown.
+        assert_eq!(row(0), [0.75, -0.25, 2.0, 0.5, 0.0, 3.0]);
+        assert_eq!(row(1), [0.3125, -1.0, 2.0, -1.0, 0.0, 4.0]);
+        assert_eq!(row(2), [-0.25, -1.0, 0.5, -1.0, 0.0, 2.0]);
+        // No class on the element: the nearest known list is one level up.
+        assert_eq!(row(3), [-0.25, -1.0, 0.5, -1.0, 1.0, 2.0]);
     }
 
     #[test]
@@ -644,7 +641,7 @@ mod tests {
     }
 
     #[test]
-    fn long_class_lists_give_the_same_features_both_ways() {
+    fn long_class_lists_are_read_whole() {
         // 2,000 distinct letter-only tokens on one element above 50 blocks.
         let names: Vec<String> = (0..2000u32)
             .map(|i| {
@@ -658,20 +655,19 @@ mod tests {
             "<p>Text.</p>".repeat(50)
         );
         let a = crate::analyze(html.as_bytes(), Default::default()).unwrap();
-        let mut keys: Vec<u64> = names.iter().map(|n| key(n)).collect();
-        keys.sort_unstable();
-        let lex = ClassLexicon {
-            log_odds: (0..keys.len()).map(|i| (i % 7) as f32 - 3.0).collect(),
-            keys,
-            ..Default::default()
-        };
-        let mut by_tokens = a.features.clone();
-        lex.fill(&mut by_tokens, &ClassTokens::of_page(&a.page));
-        let mut by_page = a.features.clone();
-        lex.fill_page(&mut by_page, &a.page);
-        assert_eq!(by_page, by_tokens);
-        assert_eq!(by_page.rows(), 50);
-        assert!((0..50).all(|i| by_page.get(i, F::ClassLexKnown) == 2000.0));
+        // Log-odds 1 for the first 1,000 names, −1 for the rest.
+        let pairs: Vec<(&str, f32)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), if i < 1000 { 1.0 } else { -1.0 }))
+            .collect();
+        let mut m = a.features.clone();
+        lexicon(&pairs).fill(&mut m, &ClassTokens::of_page(&a.page));
+        assert_eq!(m.rows(), 50);
+        for i in 0..50 {
+            let row: Vec<f32> = CLASS_COLUMNS.iter().map(|&f| m.get(i, f)).collect();
+            assert_eq!(row, [0.0, -1.0, 1.0, 0.0, 1.0, 2000.0]);
+        }
     }
 
     #[test]

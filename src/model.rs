@@ -463,9 +463,9 @@ impl Model {
         self.classifier.classes.fill(features, tokens);
     }
 
-    /// [`Model::fill_classes`] straight from a segmented page (the same values, faster).
+    /// [`Model::fill_classes`] straight from a segmented page.
     pub fn fill_classes_of_page(&self, features: &mut FeatureMatrix, page: &crate::Page) {
-        self.classifier.classes.fill_page(features, page);
+        self.fill_classes(features, &ClassTokens::of_page(page));
     }
 
     /// Content score of every block, from 0 to 1, from the blocks' features (with the

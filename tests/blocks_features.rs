@@ -929,7 +929,7 @@ fn check_ranges(html: &str, m: &FeatureMatrix) {
                 "−1–1" => (-1.0..=1.0).contains(&v),
                 "0…" => v >= 0.0,
                 "1…" => v >= 1.0,
-                "real" => true,
+                "real" => v.is_finite(),
                 other => panic!("unknown range {other} of {}", def.name),
             };
             assert!(
