@@ -1,9 +1,11 @@
 //! Single-thread throughput of each stage on a directory of real pages, every stage including
 //! the ones before it: `gunzip` (the `.gz` file bytes to HTML bytes), `decode` (HTML bytes to
 //! text), `parse` (kuchikiki alone), `blocks` (parse + segmentation), `features`
-//! (+ features), `extract` (the whole `Extractor::extract` from HTML bytes: decode, blocks,
-//! features, model, decoder). Pages are read into memory first, so that only the stages are
-//! timed; differences between lines are what one stage costs.
+//! (+ features), `scores` (+ the model's block scores), `extract` (the whole
+//! `Extractor::extract` from HTML bytes: decode, blocks, features, model, decoder), `jsonl`
+//! (+ the page's JSON Lines record, as `textsift extract --format jsonl` writes it). Pages are
+//! read into memory first, so that only the stages are timed; differences between lines are
+//! what one stage costs (`extract` − `scores` is the decoder, plus the character decoding).
 //!
 //! `cargo run --release --example throughput -- ../shared/data/wcxb/dev/html [ROUNDS] [STAGE]`
 //! with STAGE one of those names (default: all).
@@ -35,6 +37,11 @@ fn run(stage: &str, pages: &[Page], extractor: &textsift::Extractor) -> usize {
                 .text
                 .len(),
             "extract" => extractor.extract(&page.raw).expect("extract").blocks.len(),
+            "jsonl" => {
+                let e = extractor.extract(&page.raw).expect("extract");
+                let v = textsift::output::to_json("page", &e, false);
+                serde_json::to_string(&v).expect("json").len()
+            }
             "parse" => {
                 // The parse textsift itself does: as by a client without scripts.
                 let mut opts = kuchikiki::ParseOpts::default();
@@ -52,7 +59,16 @@ fn run(stage: &str, pages: &[Page], extractor: &textsift::Extractor) -> usize {
                 let page = textsift::blocks::segment(p, Default::default()).expect("segment");
                 let mut features = textsift::features::compute(&page);
                 extractor.model().fill_classes_of_page(&mut features, &page);
-                features.rows()
+                if stage == "scores" {
+                    let texts: Vec<&str> = page.blocks.iter().map(|b| b.text.as_str()).collect();
+                    extractor
+                        .model()
+                        .scores(&features, &texts)
+                        .expect("scores")
+                        .len()
+                } else {
+                    features.rows()
+                }
             }
         };
     }
@@ -60,7 +76,9 @@ fn run(stage: &str, pages: &[Page], extractor: &textsift::Extractor) -> usize {
 }
 
 /// The stages, in pipeline order.
-const STAGES: [&str; 6] = ["gunzip", "decode", "parse", "blocks", "features", "extract"];
+const STAGES: [&str; 8] = [
+    "gunzip", "decode", "parse", "blocks", "features", "scores", "extract", "jsonl",
+];
 
 /// Pages timed together, each stage in turn.
 const SLICE: usize = 25;
