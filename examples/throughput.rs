@@ -24,6 +24,17 @@ struct Page {
     text: String,
 }
 
+/// A page's blocks and their features, class/id ones included, as extraction computes them.
+fn features(
+    html: &str,
+    extractor: &textsift::Extractor,
+) -> (textsift::Page, textsift::FeatureMatrix) {
+    let page = textsift::blocks::segment(html, Default::default()).expect("segment");
+    let mut features = textsift::features::compute(&page);
+    extractor.model().fill_classes_of_page(&mut features, &page);
+    (page, features)
+}
+
 fn run(stage: &str, pages: &[Page], extractor: &textsift::Extractor) -> usize {
     let mut n = 0;
     for page in pages {
@@ -55,21 +66,17 @@ fn run(stage: &str, pages: &[Page], extractor: &textsift::Extractor) -> usize {
                 .expect("segment")
                 .blocks
                 .len(),
-            _ => {
-                let page = textsift::blocks::segment(p, Default::default()).expect("segment");
-                let mut features = textsift::features::compute(&page);
-                extractor.model().fill_classes_of_page(&mut features, &page);
-                if stage == "scores" {
-                    let texts: Vec<&str> = page.blocks.iter().map(|b| b.text.as_str()).collect();
-                    extractor
-                        .model()
-                        .scores(&features, &texts)
-                        .expect("scores")
-                        .len()
-                } else {
-                    features.rows()
-                }
+            "features" => features(p, extractor).1.rows(),
+            "scores" => {
+                let (page, features) = features(p, extractor);
+                let texts: Vec<&str> = page.blocks.iter().map(|b| b.text.as_str()).collect();
+                extractor
+                    .model()
+                    .scores(&features, &texts)
+                    .expect("scores")
+                    .len()
             }
+            other => panic!("unknown stage {other}; one of {STAGES:?}"),
         };
     }
     n

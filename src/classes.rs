@@ -29,8 +29,10 @@ const PRIOR_SITES: f64 = 2.0;
 
 /// The class/id token keys of every block: those of its element and of its ancestors up to
 /// [`LEVELS`], each once, with the level (0 = the block's element) where it is nearest. Kept
-/// as the distinct class lists of the pages and, per block, which list each level has, so
-/// that memory grows with the lists and blocks, not with their product.
+/// as class lists and, per block, which list each level has. [`ClassTokens::of_page`] keeps
+/// each distinct list of a page once, so that memory grows with the lists and blocks, not with
+/// their product; [`ClassTokens::push_values`] keeps the lists of each block, as the block
+/// records it reads carry them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClassTokens {
     /// Keys of every list (each once, in order), one list after another.
@@ -160,15 +162,31 @@ impl ClassTokens {
     /// The token keys of block `i`, each once, with their levels, nearest first, into `out`
     /// (`seen` is scratch space).
     fn block(&self, i: usize, seen: &mut KeySet, out: &mut Vec<(u64, u8)>) {
+        self.gather(i, &self.keys, &self.list_starts, |&k| k, seen, out);
+    }
+
+    /// For block `i`, the items of its levels' lists, each key once at its nearest level,
+    /// nearest first, into `out`: list `j`'s items are `items[starts[j]..starts[j + 1]]`,
+    /// one list after another as in `keys` (its own keys, or a subset such as the known ones).
+    fn gather<T: Copy>(
+        &self,
+        i: usize,
+        items: &[T],
+        starts: &[u32],
+        key: impl Fn(&T) -> u64,
+        seen: &mut KeySet,
+        out: &mut Vec<(T, u8)>,
+    ) {
         out.clear();
         seen.clear();
         for (level, &list) in self.levels(i).iter().enumerate() {
             if list != NO_LIST {
+                let j = list as usize;
                 out.extend(
-                    self.list(list as usize)
+                    items[starts[j] as usize..starts[j + 1] as usize]
                         .iter()
-                        .filter(|&&k| seen.insert(k))
-                        .map(|&k| (k, level as u8)),
+                        .filter(|item| seen.insert(key(item)))
+                        .map(|&item| (item, level as u8)),
                 );
             }
         }
@@ -307,26 +325,14 @@ impl ClassLexicon {
                     .iter()
                     .filter_map(|&k| self.rate(k).map(|v| (k, v))),
             );
-            starts.push(known.len());
+            starts.push(known.len() as u32);
         }
         let (mut seen, mut block) = (KeySet::default(), Vec::new());
         let n = features.rows().min(tokens.len());
         for i in 0..n {
-            block.clear();
-            seen.clear();
-            for (level, &list) in tokens.levels(i).iter().enumerate() {
-                if list != NO_LIST {
-                    let j = list as usize;
-                    block.extend(
-                        known[starts[j]..starts[j + 1]]
-                            .iter()
-                            .filter(|&&(k, _)| seen.insert(k))
-                            .map(|&(_, v)| (v, level as u8)),
-                    );
-                }
-            }
+            tokens.gather(i, &known, &starts, |e| e.0, &mut seen, &mut block);
             let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
-            fill_row(row, block.iter().copied());
+            fill_row(row, block.iter().map(|&((_, v), level)| (v, level)));
         }
     }
 
