@@ -133,7 +133,16 @@ pub type Loaded = (Vec<LabeledPage>, Vec<(String, Error)>);
 /// records. Pages that cannot be read are returned as errors with their id, not dropped silently.
 pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
     if path.is_dir() {
-        let gold = read_wcxb(path)?;
+        let gold = read_wcxb(path)?
+            .into_iter()
+            .map(|p| GoldPage {
+                id: p.id,
+                group: p.group,
+                page_type: p.page_type,
+                html: HtmlSource::File(p.html),
+                gold: p.gold,
+            })
+            .collect();
         return Ok(label_gold_pages(gold, min_aligned, max_bytes));
     }
     let file = std::fs::File::open(path).map_err(|source| Error::Io {
@@ -162,7 +171,24 @@ pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
     }
 }
 
-fn read_wcxb(dir: &Path) -> Result<Vec<GoldPage>> {
+/// A page of a WCXB-style folder.
+#[derive(Debug, Clone)]
+pub struct WcxbPage {
+    /// File stem of the ground-truth file.
+    pub id: String,
+    /// The page's domain (from its `url`), or its id without one: the cross-validation group.
+    pub group: String,
+    /// `_internal.page_type.primary` ("category" read as "collection").
+    pub page_type: Option<String>,
+    /// Its HTML file (`html/ID.html.gz`, `.html` or `.htm`).
+    pub html: PathBuf,
+    /// `ground_truth.main_content` ("" when missing, as WCXB's `evaluate.py` scores it).
+    pub gold: String,
+}
+
+/// The pages of a WCXB-style folder (`DIR/ground-truth/ID.json`, `DIR/html/ID.html[.gz]`), in
+/// id order, as training reads them.
+pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
     let gt_dir = dir.join("ground-truth");
     let html_dir = dir.join("html");
     let entries = std::fs::read_dir(&gt_dir).map_err(|source| Error::Io {
@@ -217,11 +243,11 @@ fn read_wcxb(dir: &Path) -> Result<Vec<GoldPage>> {
             .map(|ext| html_dir.join(format!("{id}.{ext}")))
             .find(|p| p.exists())
             .unwrap_or_else(|| html_dir.join(format!("{id}.html.gz")));
-        pages.push(GoldPage {
+        pages.push(WcxbPage {
             group: domain_of(&gt.url).unwrap_or_else(|| id.clone()),
             id,
             page_type,
-            html: HtmlSource::File(html),
+            html,
             gold: gt
                 .ground_truth
                 .and_then(|g| g.main_content)

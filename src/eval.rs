@@ -164,6 +164,18 @@ impl Evaluation {
 
     /// A Markdown table of the page-level scores, overall and per type, and the block scores.
     pub fn markdown(&self) -> String {
+        let mut s = self.pages_markdown();
+        let (p, r, f) = self.blocks.prf();
+        s.push_str(&format!(
+            "\nBlocks against derived labels: precision {p:.4}, recall {r:.4}, F1 {f:.4} \
+             (TP {}, FP {}, FN {}, TN {}).\n",
+            self.blocks.tp, self.blocks.fp, self.blocks.fn_, self.blocks.tn
+        ));
+        s
+    }
+
+    /// A Markdown table of the page-level scores, overall and per type.
+    pub fn pages_markdown(&self) -> String {
         let mut s =
             String::from("| pages | n | word P | word R | word F1 |\n|---|---:|---:|---:|---:|\n");
         let row = |name: &str, m: Means| {
@@ -176,12 +188,6 @@ impl Evaluation {
         for (t, m) in self.by_type() {
             s.push_str(&row(&t, m));
         }
-        let (p, r, f) = self.blocks.prf();
-        s.push_str(&format!(
-            "\nBlocks against derived labels: precision {p:.4}, recall {r:.4}, F1 {f:.4} \
-             (TP {}, FP {}, FN {}, TN {}).\n",
-            self.blocks.tp, self.blocks.fp, self.blocks.fn_, self.blocks.tn
-        ));
         s
     }
 }

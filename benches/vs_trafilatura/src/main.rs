@@ -9,9 +9,9 @@
 //! pages: on them it is a training score, not a fair comparison (cross-validated figures are in
 //! `training/REPORT.md`). rs-trafilatura's F1 checks that the metric matches published figures.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
-use textsift::eval::{Evaluation, Means, PageScore};
+use textsift::eval::{Evaluation, PageScore};
 
 /// The CLI's allocator, so that textsift runs as `textsift extract` does.
 #[global_allocator]
@@ -20,23 +20,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Page {
     id: String,
     html: Vec<u8>,
+    /// Gold main text and page type, for a WCXB folder.
     gold: Option<(String, Option<String>)>,
-}
-
-fn gold(dir: &Path, id: &str) -> Option<(String, Option<String>)> {
-    let text = std::fs::read_to_string(dir.join("ground-truth").join(format!("{id}.json"))).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    // Pages whose gold has no main content score as WCXB's evaluate.py scores them: against "".
-    let main = v["ground_truth"]
-        .as_object()?
-        .get("main_content")
-        .and_then(|m| m.as_str())
-        .unwrap_or("")
-        .to_string();
-    let internal = v["_internal"]["page_type"]["primary"]
-        .as_str()
-        .map(str::to_string);
-    Some((main, internal))
 }
 
 fn main() {
@@ -46,25 +31,32 @@ fn main() {
         std::process::exit(2);
     };
     let rounds: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
-    let html_dir = if dir.join("html").is_dir() {
-        dir.join("html")
-    } else {
-        dir.clone()
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&html_dir)
-        .expect("readable folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    let pages: Vec<Page> = files
-        .iter()
-        .filter_map(|f| {
-            let bytes = std::fs::read(f).ok()?;
+    // A WCXB folder is read as training reads it (`textsift::annotate::read_wcxb`); any
+    // other folder is a folder of pages without gold text.
+    let sources: Vec<(String, PathBuf, Option<(String, Option<String>)>)> =
+        if dir.join("ground-truth").is_dir() {
+            textsift::annotate::read_wcxb(&dir)
+                .expect("a readable WCXB folder")
+                .into_iter()
+                .map(|p| (p.id, p.html, Some((p.gold, p.page_type))))
+                .collect()
+        } else {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .expect("readable folder")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            files.sort();
+            files
+                .into_iter()
+                .map(|f| (f.display().to_string(), f, None))
+                .collect()
+        };
+    let pages: Vec<Page> = sources
+        .into_iter()
+        .filter_map(|(id, path, gold)| {
+            let bytes = std::fs::read(path).ok()?;
             let html = textsift::input::gunzip_if_gzip(bytes, u64::MAX).ok()?;
-            let name = f.file_name()?.to_string_lossy();
-            let id = name.split('.').next()?.to_string();
-            let gold = gold(&dir, &id);
             Some(Page { id, html, gold })
         })
         .collect();
@@ -132,19 +124,7 @@ fn main() {
                 pages: scores,
                 ..Default::default()
             };
-            println!(
-                "\n{name}:\n\n| pages | n | word P | word R | word F1 |\n|---|---:|---:|---:|---:|"
-            );
-            let row = |t: &str, m: Means| {
-                println!(
-                    "| {t} | {} | {:.4} | {:.4} | {:.4} |",
-                    m.n, m.precision, m.recall, m.f1
-                )
-            };
-            row("**all**", e.overall());
-            for (t, m) in e.by_type() {
-                row(&t, m);
-            }
+            println!("\n{name}:\n\n{}", e.pages_markdown());
         }
     }
 }
