@@ -196,7 +196,7 @@ impl ClassTokens {
     pub fn extend(&mut self, other: &ClassTokens) {
         let (keys, lists, levels) = (
             self.keys.len() as u32,
-            (self.list_starts.len() - 1) as u32,
+            self.lists() as u32,
             self.levels.len() as u32,
         );
         self.keys.extend_from_slice(&other.keys);
@@ -314,7 +314,7 @@ impl ClassLexicon {
     /// Fill the `class_lex_*` features of blocks from their tokens. Each class list is looked
     /// up once, and a block dedupes only the known tokens of its levels.
     pub fn fill(&self, features: &mut FeatureMatrix, tokens: &ClassTokens) {
-        // Known tokens of every list, one list after another, and where each list's start.
+        // Known tokens of every list, one list after another, and where each list starts.
         let mut known: Vec<(u64, f32)> = Vec::new();
         let mut starts = Vec::with_capacity(tokens.lists() + 1);
         starts.push(0);
