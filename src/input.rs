@@ -226,6 +226,23 @@ pub fn container(path: &Path) -> Container {
     }
 }
 
+/// What standard input holds, from the bytes its first read gives (gunzipped when they start
+/// with the gzip magic). They stay in standard input's own buffer, so [`pages`] reads them
+/// again; an input that cannot be read, or whose first read is too short to tell, is a page.
+pub fn stdin_container() -> Container {
+    let mut stdin = std::io::stdin().lock();
+    let Ok(head) = stdin.fill_buf() else {
+        return Container::Page;
+    };
+    if !head.starts_with(&[0x1f, 0x8b]) {
+        return container_of(head);
+    }
+    // The first read may end inside the gzip stream: what inflated before that still tells.
+    let mut inflated = Vec::with_capacity(8);
+    let _ = MultiGzDecoder::new(head).take(8).read_to_end(&mut inflated);
+    container_of(&inflated)
+}
+
 /// Every page of one input, lazily: a WARC file (its `response` records, recognised by the
 /// `WARC/` header), a JSON Lines file of `{"id", "html"}` records (recognised by a leading
 /// `{`), or a single page. Pages are read one at a time, so a large WARC file streams.

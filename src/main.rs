@@ -419,10 +419,10 @@ fn blocks(args: BlocksArgs) -> anyhow::Result<ExitCode> {
 
 fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     let ex = extractor(&args.model, args.input.max_bytes)?;
-    // Text for one page; several inputs, a directory, a WARC or a JSON Lines file hold several
-    // pages, whose texts would run together.
+    // Text for one page; several inputs, a directory, a WARC or a JSON Lines file (or standard
+    // input holding one) hold several pages, whose texts would run together.
     let single = match args.input.inputs.as_slice() {
-        [one] if one == "-" => true,
+        [one] if one == "-" => input::stdin_container() == input::Container::Page,
         [one] => {
             let path = std::path::Path::new(one);
             !path.is_dir() && input::container(path) == input::Container::Page

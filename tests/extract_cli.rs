@@ -250,3 +250,39 @@ fn usage_and_model_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
 }
+
+#[test]
+fn records_on_standard_input_give_json_lines() {
+    let mut jsonl = Vec::new();
+    for (id, n) in [("first", 20), ("second", 21)] {
+        writeln!(
+            jsonl,
+            "{}",
+            serde_json::json!({"id": id, "html": article(n)})
+        )
+        .unwrap();
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&jsonl).unwrap();
+    let gz = gz.finish().unwrap();
+    // Plain or gzipped, records piped in are several pages: one JSON record each, not texts
+    // that run together.
+    for input in [&jsonl, &gz] {
+        let out = textsift(&["extract", "-"], Some(input));
+        assert!(out.status.success(), "{}", stderr(&out));
+        let recs: Vec<serde_json::Value> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(recs.len(), 2, "{}", stdout(&out));
+        assert_eq!(recs[0]["source"], "first");
+        assert!(recs[1]["text"].as_str().unwrap().contains("story 21"));
+    }
+    // One page piped in stays text.
+    let out = textsift(&["extract", "-"], Some(article(22).as_bytes()));
+    assert!(
+        stdout(&out).starts_with("Story 22 & more\n\n"),
+        "{}",
+        stdout(&out)
+    );
+}
