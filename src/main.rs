@@ -286,8 +286,9 @@ impl Tally {
     fn finish(self) -> ExitCode {
         if self.pages > 1 || self.failed > 0 {
             eprintln!(
-                "textsift: {} pages, {} ok, {} failed",
+                "textsift: {} page{}, {} ok, {} failed",
                 self.pages,
+                if self.pages == 1 { "" } else { "s" },
                 self.pages - self.failed,
                 self.failed
             );

@@ -285,4 +285,11 @@ fn records_on_standard_input_give_json_lines() {
         "{}",
         stdout(&out)
     );
+    // Nothing piped in is one bad page.
+    let out = textsift(&["extract", "-"], Some(b""));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "textsift: -: empty input\ntextsift: 1 page, 0 ok, 1 failed\n"
+    );
 }
