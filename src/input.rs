@@ -608,18 +608,75 @@ fn warc_pages(
                 bytes: Err(too_many_bytes(max_bytes, " in a WARC record")),
             });
         }
-        // Skip the HTTP status line and headers of the response.
-        let payload = body
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .map_or(&body[..], |at| &body[at + 4..]);
+        let Some(payload) = http_payload(&body) else {
+            continue;
+        };
         let bytes = if payload.len() as u64 > max_bytes {
             Err(too_many_bytes(max_bytes, ""))
         } else {
-            gunzip_if_gzip(payload.to_vec(), max_bytes)
+            gunzip_if_gzip(payload.into_owned(), max_bytes)
         };
         return Some(Item { source, bytes });
     })
+}
+
+/// The page in a WARC response record: the body of its HTTP message, de-chunked when its
+/// headers say `Transfer-Encoding: chunked`. `None` for a record that holds no page: a
+/// redirect (status 3xx) or a content type other than HTML (`text/html`,
+/// `application/xhtml+xml`; a record without one is read as a page). A record whose HTTP
+/// message cannot be parsed gives what follows its first blank line, or all of it.
+fn http_payload(record: &[u8]) -> Option<std::borrow::Cow<'_, [u8]>> {
+    let after_blank_line = || {
+        record
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(record, |at| &record[at + 4..])
+    };
+    let mut headers = [httparse::EMPTY_HEADER; 128];
+    let mut response = httparse::Response::new(&mut headers);
+    let Ok(httparse::Status::Complete(at)) = response.parse(record) else {
+        return Some(after_blank_line().into());
+    };
+    if response.code.is_some_and(|c| (300..400).contains(&c)) {
+        return None;
+    }
+    let header = |name: &str| {
+        response
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).to_ascii_lowercase())
+    };
+    if let Some(kind) = header("content-type") {
+        let media = kind.split(';').next().unwrap_or_default().trim();
+        if !media.is_empty() && media != "text/html" && media != "application/xhtml+xml" {
+            return None;
+        }
+    }
+    let body = &record[at..];
+    if header("transfer-encoding").is_some_and(|t| t.contains("chunked")) {
+        // A body that does not hold together as chunks is kept as it is.
+        return Some(dechunk(body).map_or(body.into(), Into::into));
+    }
+    Some(body.into())
+}
+
+/// The data of a chunked HTTP body; `None` when its chunk sizes do not fit the bytes.
+fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(body.len());
+    loop {
+        let httparse::Status::Complete((at, size)) = httparse::parse_chunk_size(body).ok()? else {
+            return None;
+        };
+        let size = usize::try_from(size).ok()?;
+        if size == 0 {
+            return Some(out);
+        }
+        let data = body.get(at..at.checked_add(size)?)?;
+        out.extend_from_slice(data);
+        body = body.get(at + size..)?;
+        body = body.strip_prefix(b"\r\n").unwrap_or(body);
+    }
 }
 
 /// Read every input into items, in order. A convenience for small batches; large batches

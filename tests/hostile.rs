@@ -607,6 +607,79 @@ fn http(page: &str) -> Vec<u8> {
 }
 
 #[test]
+fn warc_records_without_a_page_are_passed_over_and_chunked_bodies_joined() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |uri: &str, http: &[u8]| warc_record("response", uri, http, None);
+    let (head, tail) = ARTICLE.split_at(100);
+    let chunked = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\
+         Transfer-Encoding: chunked\r\n\r\n{:x}\r\n{head}\r\n{:X};ext=1\r\n{tail}\r\n0\r\n\r\n",
+        head.len(),
+        tail.len()
+    );
+    // Chunk sizes that do not fit the bytes: the body is kept as it came.
+    let broken = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfff\r\n<p>short</p>";
+    let parts = [
+        record(
+            "https://a.example/logo.png",
+            b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n",
+        ),
+        record(
+            "https://a.example/old",
+            b"HTTP/1.1 301 Moved Permanently\r\nLocation: /new\r\n\r\n",
+        ),
+        record("https://a.example/chunked", chunked.as_bytes()),
+        record(
+            "https://a.example/doc.pdf",
+            b"HTTP/1.1 200 OK\r\nContent-Type: Application/PDF\r\n\r\n%PDF-1.7",
+        ),
+        record("https://a.example/broken", broken.as_bytes()),
+        record("https://a.example/plain", &http(ARTICLE)),
+        record(
+            "https://a.example/xhtml",
+            format!(
+                "HTTP/1.1 404 Not Found\r\nContent-Type: application/xhtml+xml\r\n\r\n{ARTICLE}"
+            )
+            .as_bytes(),
+        ),
+        record(
+            "https://a.example/bare",
+            format!("HTTP/1.1 200 OK\r\n\r\n{ARTICLE}").as_bytes(),
+        ),
+        record(
+            "https://a.example/not-http",
+            format!("no status line\r\n\r\n{ARTICLE}").as_bytes(),
+        ),
+    ];
+    let path = dir.path().join("mixed.warc");
+    std::fs::write(&path, parts.concat()).unwrap();
+    let got = items(&path, 1 << 20);
+    let sources: Vec<&str> = got.iter().map(|i| i.source.as_str()).collect();
+    assert_eq!(
+        sources,
+        [
+            "https://a.example/chunked",
+            "https://a.example/broken",
+            "https://a.example/plain",
+            "https://a.example/xhtml",
+            "https://a.example/bare",
+            "https://a.example/not-http",
+        ]
+    );
+    let page = |i: usize| String::from_utf8(got[i].bytes.as_ref().unwrap().clone()).unwrap();
+    assert_eq!(page(0), ARTICLE);
+    assert_eq!(page(1), "fff\r\n<p>short</p>");
+    for item in &got[2..] {
+        assert_eq!(
+            item.bytes.as_deref().unwrap(),
+            ARTICLE.as_bytes(),
+            "{}",
+            item.source
+        );
+    }
+}
+
+#[test]
 fn warc_records_with_lying_lengths() {
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, parts: &[Vec<u8>]| {
