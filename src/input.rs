@@ -217,30 +217,31 @@ fn container_of(head: &[u8]) -> Container {
     }
 }
 
-/// What the file at `path` holds, from its first bytes; a file that cannot be read is a page
-/// (its error is reported when the page is read).
-pub fn container(path: &Path) -> Container {
+/// What an input holds (the file at `path`, or standard input for `None`), from its first
+/// bytes; an input that cannot be read is a page (its error is reported when the page is
+/// read). Standard input is told from the bytes its first read gives, which stay in its own
+/// buffer for [`pages`] to read again; when they are too few to tell, it is a page.
+pub fn container(path: Option<&Path>) -> Container {
+    let Some(path) = path else {
+        let mut stdin = std::io::stdin().lock();
+        return match stdin.fill_buf() {
+            Ok(head) if head.starts_with(&[0x1f, 0x8b]) => container_of(&gzip_head(head)),
+            Ok(head) => container_of(head),
+            Err(_) => Container::Page,
+        };
+    };
     match open_stream(Some(path)) {
         Ok((mut stream, _)) => stream.fill_buf().map_or(Container::Page, container_of),
         Err(_) => Container::Page,
     }
 }
 
-/// What standard input holds, from the bytes its first read gives (gunzipped when they start
-/// with the gzip magic). They stay in standard input's own buffer, so [`pages`] reads them
-/// again; an input that cannot be read, or whose first read is too short to tell, is a page.
-pub fn stdin_container() -> Container {
-    let mut stdin = std::io::stdin().lock();
-    let Ok(head) = stdin.fill_buf() else {
-        return Container::Page;
-    };
-    if !head.starts_with(&[0x1f, 0x8b]) {
-        return container_of(head);
-    }
-    // The first read may end inside the gzip stream: what inflated before that still tells.
-    let mut inflated = Vec::with_capacity(8);
-    let _ = MultiGzDecoder::new(head).take(8).read_to_end(&mut inflated);
-    container_of(&inflated)
+/// The first bytes (up to 8, enough for [`container_of`]) that the start of a gzip stream
+/// inflates to; fewer when `raw` ends or breaks before them.
+fn gzip_head(raw: &[u8]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(8);
+    let _ = MultiGzDecoder::new(raw).take(8).read_to_end(&mut head);
+    head
 }
 
 /// Every page of one input, lazily: a WARC file (its `response` records, recognised by the
@@ -304,11 +305,8 @@ fn gzip_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
     }
     // The first bytes tell the container; when they cannot be had from the start of the
     // file, the stream path decides.
-    let mut head = [0u8; 8];
-    MultiGzDecoder::new(raw.as_slice())
-        .read_exact(&mut head)
-        .ok()?;
-    if container_of(&head) != Container::Page {
+    let head = gzip_head(&raw);
+    if head.len() < 8 || container_of(&head) != Container::Page {
         return None;
     }
     file.read_to_end(&mut raw).ok()?;

@@ -423,10 +423,9 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     // Text for one page; several inputs, a directory, a WARC or a JSON Lines file (or standard
     // input holding one) hold several pages, whose texts would run together.
     let single = match args.input.inputs.as_slice() {
-        [one] if one == "-" => input::stdin_container() == input::Container::Page,
         [one] => {
-            let path = std::path::Path::new(one);
-            !path.is_dir() && input::container(path) == input::Container::Page
+            let path = (one != "-").then(|| std::path::Path::new(one));
+            !path.is_some_and(|p| p.is_dir()) && input::container(path) == input::Container::Page
         }
         _ => false,
     };
