@@ -143,16 +143,32 @@ impl Extractor {
 
     /// Extract one page from its raw bytes (any encoding; gzip is unpacked).
     pub fn extract(&self, bytes: &[u8]) -> Result<Extraction> {
-        self.run(bytes, false).map(|(e, _)| e)
+        self.run(bytes, None, false).map(|(e, _)| e)
     }
 
-    /// [`Extractor::extract`], also giving the class/id values around every block, nearest
-    /// first ([`crate::classes::class_values`]), as `textsift blocks` records carry them.
-    pub fn extract_with_classes(&self, bytes: &[u8]) -> Result<(Extraction, Vec<Vec<String>>)> {
-        self.run(bytes, true)
+    /// [`Extractor::extract`] a page whose charset was declared outside it (an HTTP
+    /// `Content-Type` header, say): it wins over the page's own `<meta>` declaration, as in a
+    /// browser ([`crate::html::decode_declared`]).
+    pub fn extract_declared(&self, bytes: &[u8], charset: Option<&str>) -> Result<Extraction> {
+        self.run(bytes, charset, false).map(|(e, _)| e)
     }
 
-    fn run(&self, bytes: &[u8], with_classes: bool) -> Result<(Extraction, Vec<Vec<String>>)> {
+    /// [`Extractor::extract_declared`], also giving the class/id values around every block,
+    /// nearest first ([`crate::classes::class_values`]), as `textsift blocks` records carry them.
+    pub fn extract_with_classes(
+        &self,
+        bytes: &[u8],
+        charset: Option<&str>,
+    ) -> Result<(Extraction, Vec<Vec<String>>)> {
+        self.run(bytes, charset, true)
+    }
+
+    fn run(
+        &self,
+        bytes: &[u8],
+        charset: Option<&str>,
+        with_classes: bool,
+    ) -> Result<(Extraction, Vec<Vec<String>>)> {
         if bytes.len() as u64 > self.limits.max_bytes {
             return Err(crate::input::too_many_bytes(self.limits.max_bytes, ""));
         }
@@ -163,7 +179,7 @@ impl Extractor {
         } else {
             bytes
         };
-        let mut analysis = crate::analyze(bytes, self.limits.segment)?;
+        let mut analysis = crate::analyze_declared(bytes, charset, self.limits.segment)?;
         self.model
             .fill_classes_of_page(&mut analysis.features, &analysis.page);
         let texts: Vec<&str> = analysis

@@ -1,8 +1,10 @@
 //! Bytes to HTML text: binary detection and character-set decoding.
 //!
-//! Order of evidence: a byte-order mark, then a `<meta charset>` or `http-equiv` declaration in the
-//! first bytes, then valid UTF-8, then a statistical detector. Malformed sequences are replaced,
-//! never a failure.
+//! Order of evidence, as the HTML standard has it: a byte-order mark, then the charset the
+//! transport declared (the HTTP `Content-Type` of a WARC record; UTF-8 for a JSON Lines record,
+//! whose page is a JSON string), then a `<meta charset>` or `http-equiv` declaration in the first
+//! bytes, then valid UTF-8, then a statistical detector. Malformed sequences are replaced, never a
+//! failure.
 
 use crate::error::{Error, Result};
 use encoding_rs::Encoding;
@@ -37,6 +39,13 @@ fn meta_charset_regex() -> &'static Regex {
 ///
 /// Refuses empty input and bytes that are clearly not text (images, PDFs, archives, NUL-heavy data).
 pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>> {
+    decode_declared(bytes, None)
+}
+
+/// [`decode`], with the charset that came with the page from outside it (`declared`, a label such
+/// as `"iso-8859-1"`). A byte-order mark still wins; a label that names no known encoding is
+/// passed over.
+pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<Decoded<'a>> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(Error::Empty);
     }
@@ -50,16 +59,14 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>> {
         return Err(Error::NotHtml(kind));
     }
     let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    let label = |l: &[u8]| Encoding::for_label(l).map(not_utf16);
+    if let Some(enc) = declared.and_then(|d| label(d.as_bytes())) {
+        return Ok(finish(enc, bytes));
+    }
     if let Some(enc) = meta_charset_regex()
         .captures(head)
-        .and_then(|c| Encoding::for_label(&c[1]))
+        .and_then(|c| label(&c[1]))
     {
-        // A page that reached us as bytes cannot really be UTF-16 when it declares so in ASCII.
-        let enc = if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
-            encoding_rs::UTF_8
-        } else {
-            enc
-        };
         return Ok(finish(enc, bytes));
     }
     if std::str::from_utf8(bytes).is_ok() {
@@ -68,6 +75,16 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>> {
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(bytes, true);
     Ok(finish(detector.guess(None, true), bytes))
+}
+
+/// A page declared UTF-16 whose bytes did not look like UTF-16 (no byte-order mark, no NULs
+/// between ASCII bytes) is read as UTF-8, as browsers do.
+fn not_utf16(enc: &'static Encoding) -> &'static Encoding {
+    if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+        encoding_rs::UTF_8
+    } else {
+        enc
+    }
 }
 
 fn finish<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
@@ -179,6 +196,40 @@ mod tests {
         let d = decode(bytes).unwrap();
         assert_eq!(d.encoding, "windows-1252");
         assert!(d.text.contains("na\u{ef}ve \u{201c}quotes\u{201d}"));
+    }
+
+    #[test]
+    fn declared_charset_wins_over_meta_but_not_over_a_bom() {
+        let page = "<meta charset=\"windows-1252\"><p>caf\u{e9} cr\u{e8}me</p>";
+        // A JSON Lines record's page is UTF-8 whatever its <meta> says.
+        let d = decode_declared(page.as_bytes(), Some("utf-8")).unwrap();
+        assert_eq!(d.encoding, "UTF-8");
+        assert!(d.text.contains("caf\u{e9} cr\u{e8}me"));
+        assert!(decode(page.as_bytes())
+            .unwrap()
+            .text
+            .contains("caf\u{c3}\u{a9}"));
+        let latin = b"<meta charset=\"utf-8\"><p>caf\xe9</p>";
+        let d = decode_declared(latin, Some(" ISO-8859-1 ")).unwrap();
+        assert_eq!(
+            (d.encoding, d.text.contains("caf\u{e9}")),
+            ("windows-1252", true)
+        );
+        // An unknown label is passed over; a UTF-16 label on ASCII bytes reads as UTF-8.
+        assert_eq!(
+            decode_declared(latin, Some("x-nonsense")).unwrap().encoding,
+            "UTF-8"
+        );
+        assert_eq!(
+            decode_declared(latin, Some("utf-16")).unwrap().encoding,
+            "UTF-8"
+        );
+        let mut bom = b"\xef\xbb\xbf".to_vec();
+        bom.extend_from_slice(page.as_bytes());
+        assert_eq!(
+            decode_declared(&bom, Some("koi8-r")).unwrap().encoding,
+            "UTF-8"
+        );
     }
 
     #[test]

@@ -26,6 +26,21 @@ pub struct Item {
     pub source: String,
     /// The page bytes, decompressed, or why they could not be read.
     pub bytes: Result<Vec<u8>>,
+    /// The charset declared outside the page: the HTTP `Content-Type` of a WARC record, UTF-8
+    /// for a JSON Lines record (its page was a JSON string). It wins over the page's `<meta>`
+    /// ([`crate::html::decode_declared`]).
+    pub charset: Option<String>,
+}
+
+impl Item {
+    /// A page, or why it could not be read, with no declared charset.
+    pub fn new(source: String, bytes: Result<Vec<u8>>) -> Item {
+        Item {
+            source,
+            bytes,
+            charset: None,
+        }
+    }
 }
 
 /// Expand command-line inputs: `-` is standard input, a directory is walked recursively in
@@ -253,10 +268,7 @@ pub fn pages(
     max_bytes: u64,
 ) -> Box<dyn Iterator<Item = Item> + Send> {
     let single = |bytes: Result<Vec<u8>>| -> Box<dyn Iterator<Item = Item> + Send> {
-        Box::new(std::iter::once(Item {
-            source: source.clone(),
-            bytes,
-        }))
+        Box::new(std::iter::once(Item::new(source.clone(), bytes)))
     };
     if let Some(page) = path.as_deref().and_then(|p| gzip_page_file(p, max_bytes)) {
         return single(page);
@@ -373,12 +385,9 @@ fn jsonl_pages(
             Ok(None) => return None,
             Ok(Some(Ok(line))) => line,
             Ok(Some(Err(len))) => {
-                return Some(Item {
-                    source: place,
-                    bytes: Err(Error::TooLarge(format!(
+                return Some(Item::new(place, Err(Error::TooLarge(format!(
                         "a line of {len} bytes, more than {max_line} (raise the limit with --max-bytes)"
-                    ))),
-                })
+                    )))))
             }
             Err(e) => {
                 done = true;
@@ -389,10 +398,7 @@ fn jsonl_pages(
                     }
                     _ => Error::Record(format!("unreadable line: {e}")),
                 });
-                return Some(Item {
-                    source: place,
-                    bytes,
-                });
+                return Some(Item::new(place, bytes));
             }
         };
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -410,14 +416,17 @@ fn jsonl_pages(
                 } else {
                     Ok(r.html.into_bytes())
                 };
-                Item { source, bytes }
+                Item {
+                    charset: Some("utf-8".into()),
+                    ..Item::new(source, bytes)
+                }
             }
-            Err(e) => Item {
-                source: place,
-                bytes: Err(Error::Record(format!(
+            Err(e) => Item::new(
+                place,
+                Err(Error::Record(format!(
                     "not a JSON record with an \"html\" field: {e}"
                 ))),
-            },
+            ),
         });
     })
 }
@@ -564,10 +573,7 @@ fn warc_pages(
         let place = format!("{source}#{n}");
         let fail = |failed: &mut bool, e: Error| {
             *failed = true;
-            Some(Item {
-                source: place.clone(),
-                bytes: Err(e),
-            })
+            Some(Item::new(place.clone(), Err(e)))
         };
         let (kind, uri, len) = match warc_header(&mut *stream) {
             Ok(None) => return None,
@@ -601,39 +607,50 @@ fn warc_pages(
         }
         let source = uri.unwrap_or(place);
         if too_large {
-            return Some(Item {
+            return Some(Item::new(
                 source,
-                bytes: Err(too_many_bytes(max_bytes, " in a WARC record")),
-            });
+                Err(too_many_bytes(max_bytes, " in a WARC record")),
+            ));
         }
         let Some(payload) = http_payload(&body) else {
             continue;
         };
-        let bytes = if payload.len() as u64 > max_bytes {
+        let bytes = if payload.body.len() as u64 > max_bytes {
             Err(too_many_bytes(max_bytes, ""))
         } else {
-            gunzip_if_gzip(payload.into_owned(), max_bytes)
+            gunzip_if_gzip(payload.body.into_owned(), max_bytes)
         };
-        return Some(Item { source, bytes });
+        return Some(Item {
+            charset: payload.charset,
+            ..Item::new(source, bytes)
+        });
     })
+}
+
+/// The page in a WARC response record and the charset its HTTP `Content-Type` names.
+struct Payload<'a> {
+    body: std::borrow::Cow<'a, [u8]>,
+    charset: Option<String>,
 }
 
 /// The page in a WARC response record: the body of its HTTP message, de-chunked when its
 /// headers say `Transfer-Encoding: chunked`. `None` for a record that holds no page: a
 /// redirect (status 3xx) or a content type other than HTML (`text/html`,
-/// `application/xhtml+xml`; a record without one is read as a page). A record whose HTTP
-/// message cannot be parsed gives what follows its first blank line, or all of it.
-fn http_payload(record: &[u8]) -> Option<std::borrow::Cow<'_, [u8]>> {
-    let after_blank_line = || {
-        record
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .map_or(record, |at| &record[at + 4..])
-    };
+/// `application/xhtml+xml`; a record without one, or with one that does not parse, is read as
+/// a page). A record whose HTTP message cannot be parsed gives what follows its first blank
+/// line, or all of it.
+fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
     let mut headers = [httparse::EMPTY_HEADER; 128];
     let mut response = httparse::Response::new(&mut headers);
     let Ok(httparse::Status::Complete(at)) = response.parse(record) else {
-        return Some(after_blank_line().into());
+        let body = record
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(record, |at| &record[at + 4..]);
+        return Some(Payload {
+            body: body.into(),
+            charset: None,
+        });
     };
     if response.code.is_some_and(|c| (300..400).contains(&c)) {
         return None;
@@ -643,20 +660,39 @@ fn http_payload(record: &[u8]) -> Option<std::borrow::Cow<'_, [u8]>> {
             .headers
             .iter()
             .find(|h| h.name.eq_ignore_ascii_case(name))
-            .map(|h| String::from_utf8_lossy(h.value).to_ascii_lowercase())
+            .map(|h| String::from_utf8_lossy(h.value))
     };
-    if let Some(kind) = header("content-type") {
-        let media = kind.split(';').next().unwrap_or_default().trim();
-        if !media.is_empty() && media != "text/html" && media != "application/xhtml+xml" {
-            return None;
-        }
+    let content_type = header("content-type");
+    let media = content_type
+        .as_deref()
+        .and_then(|t| t.parse::<mime::Mime>().ok());
+    // A header that does not parse as a whole still names its type before the first ';'.
+    let essence = match (&media, &content_type) {
+        (Some(m), _) => m.essence_str().to_string(),
+        (None, Some(t)) => t
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase(),
+        (None, None) => String::new(),
+    };
+    if !matches!(essence.as_str(), "" | "text/html" | "application/xhtml+xml") {
+        return None;
     }
+    let charset = media
+        .as_ref()
+        .and_then(|m| m.get_param(mime::CHARSET))
+        .map(|c| c.as_str().to_ascii_lowercase());
     let body = &record[at..];
-    if header("transfer-encoding").is_some_and(|t| t.contains("chunked")) {
-        // A body that does not hold together as chunks is kept as it is.
-        return Some(dechunk(body).map_or(body.into(), Into::into));
-    }
-    Some(body.into())
+    let chunked =
+        header("transfer-encoding").is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
+    // A body that does not hold together as chunks is kept as it is.
+    let body = match chunked.then(|| dechunk(body)).flatten() {
+        Some(joined) => joined.into(),
+        None => body.into(),
+    };
+    Some(Payload { body, charset })
 }
 
 /// The data of a chunked HTTP body; `None` when its chunk sizes do not fit the bytes.
@@ -682,9 +718,9 @@ fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
 pub fn read_all(inputs: &[String], max_bytes: u64) -> Vec<Item> {
     expand(inputs)
         .into_iter()
-        .map(|(source, path)| Item {
-            bytes: read(path.as_deref(), max_bytes),
-            source,
+        .map(|(source, path)| {
+            let bytes = read(path.as_deref(), max_bytes);
+            Item::new(source, bytes)
         })
         .collect()
 }
@@ -699,6 +735,35 @@ mod tests {
         let mut e = GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(data).unwrap();
         e.finish().unwrap()
+    }
+
+    #[test]
+    fn http_content_type_gives_the_charset_and_skips_what_is_not_html() {
+        let head = |t: &str| format!("HTTP/1.1 200 OK\r\nContent-Type: {t}\r\n\r\n<p>x</p>");
+        let charset = |t: &str| http_payload(head(t).as_bytes()).map(|p| p.charset);
+        assert_eq!(charset("text/html"), Some(None));
+        assert_eq!(
+            charset("Text/HTML; Charset=\"ISO-8859-1\""),
+            Some(Some("iso-8859-1".into()))
+        );
+        assert_eq!(
+            charset("text/html;charset=Shift_JIS"),
+            Some(Some("shift_jis".into()))
+        );
+        assert_eq!(
+            charset("application/xhtml+xml; charset=utf-8"),
+            Some(Some("utf-8".into()))
+        );
+        assert_eq!(charset("image/jpeg"), None);
+        assert_eq!(charset("text/plain; charset=utf-8"), None);
+        // A header that does not parse as a media type still tells HTML from the rest.
+        assert_eq!(
+            charset("text/html; charset=utf-8;"),
+            Some(Some("utf-8".into()))
+        );
+        assert_eq!(charset("image/png;;"), None);
+        let record = head("text/html");
+        assert_eq!(&*http_payload(record.as_bytes()).unwrap().body, b"<p>x</p>");
     }
 
     #[test]

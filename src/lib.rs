@@ -48,7 +48,16 @@ pub struct Analysis {
 
 /// Decode, segment and compute features for one page given as raw (decompressed) bytes.
 pub fn analyze(bytes: &[u8], limits: SegmentLimits) -> Result<Analysis> {
-    let decoded = html::decode(bytes)?;
+    analyze_declared(bytes, None, limits)
+}
+
+/// [`analyze`] a page that came with a declared charset ([`html::decode_declared`]).
+pub fn analyze_declared(
+    bytes: &[u8],
+    charset: Option<&str>,
+    limits: SegmentLimits,
+) -> Result<Analysis> {
+    let decoded = html::decode_declared(bytes, charset)?;
     let page = blocks::segment(&decoded.text, limits)?;
     let features = features::compute(&page);
     Ok(Analysis {

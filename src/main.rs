@@ -340,11 +340,12 @@ fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
     Ok(ex.decoding(decoding)?.limits(limits)?)
 }
 
-/// Run `work` over every page of the inputs on the thread pool, write what it returns in input
-/// order, report bad pages, and end with a summary.
+/// Run `work` over every page of the inputs on the thread pool (given its source, bytes and
+/// declared charset), write what it returns in input order, report bad pages, and end with a
+/// summary.
 fn run_batch(
     input: &InputArgs,
-    work: impl Fn(&str, &[u8]) -> textsift::Result<String> + Sync + Send,
+    work: impl Fn(&str, &[u8], Option<&str>) -> textsift::Result<String> + Sync + Send,
 ) -> anyhow::Result<ExitCode> {
     let max_bytes = input.max_bytes;
     let items = input::expand(&input.inputs)
@@ -367,7 +368,8 @@ fn run_batch(
         items,
         input.threads,
         |item| {
-            let result = item.bytes.and_then(|b| work(&item.source, &b));
+            let charset = item.charset.as_deref();
+            let result = item.bytes.and_then(|b| work(&item.source, &b, charset));
             (item.source, result)
         },
         |(source, result)| -> anyhow::Result<()> {
@@ -397,8 +399,8 @@ fn run_batch(
 
 fn blocks(args: BlocksArgs) -> anyhow::Result<ExitCode> {
     let ex = extractor(&args.model, args.input.max_bytes)?;
-    run_batch(&args.input, |source, bytes| {
-        let (e, mut classes) = ex.extract_with_classes(bytes)?;
+    run_batch(&args.input, |source, bytes, charset| {
+        let (e, mut classes) = ex.extract_with_classes(bytes, charset)?;
         let mut lines = String::new();
         for (i, b) in e.blocks.iter().enumerate() {
             let rec = BlockRecord {
@@ -433,8 +435,8 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
         .format
         .unwrap_or(if single { Format::Text } else { Format::Jsonl });
     let with_blocks = args.blocks;
-    run_batch(&args.input, |source, bytes| {
-        let e = ex.extract(bytes)?;
+    run_batch(&args.input, |source, bytes, charset| {
+        let e = ex.extract_declared(bytes, charset)?;
         Ok(match format {
             Format::Text => textsift::output::to_text(&e),
             Format::Markdown => textsift::output::to_markdown(&e),

@@ -183,16 +183,7 @@ fn jsonl_and_warc_inputs() {
             "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{}",
             article(10 + i)
         );
-        w.extend_from_slice(
-            format!(
-                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
-                 WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-00000000000{i}>\r\n\
-                 WARC-Date: 2026-01-01T00:00:00Z\r\nContent-Type: application/http\r\n\
-                 Content-Length: {}\r\n\r\n{http}\r\n\r\n",
-                http.len()
-            )
-            .as_bytes(),
-        );
+        w.extend_from_slice(&warc_response(uri, http.as_bytes()));
     }
     std::fs::write(&warc, &w).unwrap();
     // So does a WARC file.
@@ -205,6 +196,48 @@ fn jsonl_and_warc_inputs() {
     assert_eq!(recs.len(), 2);
     assert_eq!(recs[1]["source"], "https://example.com/b");
     assert!(recs[1]["text"].as_str().unwrap().contains("story 11"));
+}
+
+/// A WARC response record holding `http`.
+fn warc_response(uri: &str, http: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000000>\r\n\
+         Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(http);
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+#[test]
+fn a_charset_declared_outside_the_page_wins_over_its_meta() {
+    // An article about a café whose <meta> names a charset its bytes are not in.
+    let page = |meta: &str| {
+        article(5)
+            .replace("<head>", &format!("<head><meta charset=\"{meta}\">"))
+            .replace("the town council", "the caf\u{e9} owners")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // A JSON Lines record's page is a JSON string, so UTF-8.
+    let jsonl = dir.path().join("pages.jsonl");
+    let record = serde_json::json!({"id": "j", "html": page("windows-1252")});
+    std::fs::write(&jsonl, format!("{record}\n")).unwrap();
+    // A WARC record's HTTP header names ISO-8859-1; the bytes are; the <meta> says UTF-8.
+    let latin1: Vec<u8> = page("utf-8").chars().map(|c| c as u32 as u8).collect();
+    let mut http =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=ISO-8859-1\r\n\r\n".to_vec();
+    http.extend_from_slice(&latin1);
+    let warc = dir.path().join("crawl.warc");
+    std::fs::write(&warc, warc_response("https://example.com/w", &http)).unwrap();
+    for input in [&jsonl, &warc] {
+        let out = textsift(&["extract", input.to_str().unwrap()], None);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("the caf\u{e9} owners planned"), "{text}");
+    }
 }
 
 #[test]
