@@ -3,8 +3,10 @@
 //! Order of evidence, as the HTML standard has it: a byte-order mark, then the charset the
 //! transport declared (the HTTP `Content-Type` of a WARC record; UTF-8 for a JSON Lines record,
 //! whose page is a JSON string), then a `<meta charset>` or `http-equiv` declaration in the first
-//! bytes, then valid UTF-8, then a statistical detector. Malformed sequences are replaced, never a
-//! failure.
+//! bytes, then valid UTF-8, then a statistical detector. One departure: a declared legacy charset
+//! loses to bytes that hold non-ASCII text and are valid UTF-8, since a server's default or a
+//! template's stale `<meta>` names ISO-8859-1 for UTF-8 pages far more often than legacy text
+//! passes as UTF-8. Malformed sequences are replaced, never a failure.
 
 use crate::error::{Error, Result};
 use encoding_rs::Encoding;
@@ -59,7 +61,7 @@ pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<De
         return Err(Error::NotHtml(kind));
     }
     let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
-    let label = |l: &[u8]| Encoding::for_label(l).map(not_utf16);
+    let label = |l: &[u8]| Encoding::for_label(l).map(|enc| unless_utf8(not_utf16(enc), bytes));
     if let Some(enc) = declared.and_then(|d| label(d.as_bytes())) {
         return Ok(finish(enc, bytes));
     }
@@ -81,6 +83,16 @@ pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<De
 /// between ASCII bytes) is read as UTF-8, as browsers do.
 fn not_utf16(enc: &'static Encoding) -> &'static Encoding {
     if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+        encoding_rs::UTF_8
+    } else {
+        enc
+    }
+}
+
+/// A legacy charset declared for bytes that hold non-ASCII text and are valid UTF-8 (a last
+/// character cut short allowed) gives way to UTF-8.
+fn unless_utf8(enc: &'static Encoding, bytes: &[u8]) -> &'static Encoding {
+    if enc != encoding_rs::UTF_8 && !bytes.is_ascii() && is_utf8_prefix(bytes) {
         encoding_rs::UTF_8
     } else {
         enc
@@ -205,10 +217,15 @@ mod tests {
         let d = decode_declared(page.as_bytes(), Some("utf-8")).unwrap();
         assert_eq!(d.encoding, "UTF-8");
         assert!(d.text.contains("caf\u{e9} cr\u{e8}me"));
-        assert!(decode(page.as_bytes())
-            .unwrap()
-            .text
-            .contains("caf\u{c3}\u{a9}"));
+        // So is a page whose <meta> names a legacy charset but whose non-ASCII bytes are UTF-8,
+        // even cut short mid-character; bytes that are not UTF-8 follow the <meta>.
+        assert!(decode(page.as_bytes()).unwrap().text.contains("caf\u{e9}"));
+        let cut = &page.as_bytes()[..page.find("\u{e8}").unwrap() + 1];
+        assert_eq!(decode(cut).unwrap().encoding, "UTF-8");
+        let legacy = b"<meta charset=\"windows-1252\"><p>caf\xe9 \x93quoted\x94</p>";
+        let d = decode(legacy).unwrap();
+        assert_eq!(d.encoding, "windows-1252");
+        assert!(d.text.contains("caf\u{e9} \u{201c}quoted\u{201d}"));
         let latin = b"<meta charset=\"utf-8\"><p>caf\xe9</p>";
         let d = decode_declared(latin, Some(" ISO-8859-1 ")).unwrap();
         assert_eq!(
