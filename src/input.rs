@@ -663,27 +663,25 @@ fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
             .map(|h| String::from_utf8_lossy(h.value))
     };
     let content_type = header("content-type");
-    let media = content_type
-        .as_deref()
-        .and_then(|t| t.parse::<mime::Mime>().ok());
-    // A header that does not parse as a whole still names its type before the first ';'.
-    let essence = match (&media, &content_type) {
-        (Some(m), _) => m.essence_str().to_string(),
-        (None, Some(t)) => t
-            .split(';')
+    // The media type is what comes before the first ';', even in a header that does not parse
+    // as a whole; the charset needs one that does.
+    let essence = content_type.as_deref().map_or(String::new(), |t| {
+        t.split(';')
             .next()
             .unwrap_or_default()
             .trim()
-            .to_ascii_lowercase(),
-        (None, None) => String::new(),
-    };
+            .to_ascii_lowercase()
+    });
     if !matches!(essence.as_str(), "" | "text/html" | "application/xhtml+xml") {
         return None;
     }
-    let charset = media
-        .as_ref()
-        .and_then(|m| m.get_param(mime::CHARSET))
-        .map(|c| c.as_str().to_ascii_lowercase());
+    let charset = content_type
+        .as_deref()
+        .and_then(|t| t.parse::<mime::Mime>().ok())
+        .and_then(|m| {
+            m.get_param(mime::CHARSET)
+                .map(|c| c.as_str().to_ascii_lowercase())
+        });
     let body = &record[at..];
     let chunked =
         header("transfer-encoding").is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
