@@ -86,6 +86,39 @@ pub fn labels_from_gold(texts: &[String], gold: &str, min_aligned: f32) -> Vec<b
     labels_from_coverage(&coverage(texts, gold), min_aligned)
 }
 
+/// A page of a gold text alone: each of its lines a paragraph of a plain HTML page, every block
+/// content. Trained on beside the real pages, such copies show the model pages that are all main
+/// text (a bare article, a feed item, a page already cleaned), which a corpus of real pages
+/// lacks: without them a page of one paragraph is read as an empty shell. `None` when the gold
+/// text is empty.
+pub fn clean_copy(page: &LabeledPage) -> Option<LabeledPage> {
+    let gold = page.gold.as_deref()?;
+    let mut html = String::from("<!DOCTYPE html><html><head><title></title></head><body>");
+    for line in gold.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        html.push_str("<p>");
+        html.push_str(&crate::output::escape(line));
+        html.push_str("</p>");
+    }
+    html.push_str("</body></html>");
+    let analysis = crate::analyze(html.as_bytes(), SegmentLimits::default()).ok()?;
+    if analysis.page.blocks.is_empty() {
+        return None;
+    }
+    let tokens = ClassTokens::of_page(&analysis.page);
+    let texts: Vec<String> = analysis.page.blocks.into_iter().map(|b| b.text).collect();
+    Some(LabeledPage {
+        id: format!("{}#clean", page.id),
+        group: page.group.clone(),
+        page_type: page.page_type.clone(),
+        gold: Some(gold.to_string()),
+        coverage: vec![1.0; texts.len()],
+        labels: vec![true; texts.len()],
+        texts,
+        features: analysis.features,
+        tokens,
+    })
+}
+
 /// The text of the blocks labelled content, one block a line.
 pub fn content_text<'a>(
     texts: impl IntoIterator<Item = &'a String>,
@@ -420,5 +453,40 @@ mod tests {
             content_text(&texts, [false, true, true, false, false]),
             "The council approved the new budget on Monday.\nIt funds three schools and a library."
         );
+    }
+
+    #[test]
+    fn a_clean_copy_is_its_gold_text_all_content() {
+        let page = LabeledPage {
+            id: "p1".into(),
+            group: "example.com".into(),
+            page_type: Some("article".into()),
+            gold: Some(
+                "A heading\n\nFirst paragraph, with <b> & \"quotes\".\n  \nLast one.".into(),
+            ),
+            texts: vec!["Menu".into()],
+            features: FeatureMatrix::default(),
+            tokens: ClassTokens::default(),
+            labels: vec![false],
+            coverage: vec![0.0],
+        };
+        let copy = clean_copy(&page).unwrap();
+        assert_eq!(copy.id, "p1#clean");
+        assert_eq!(copy.group, "example.com");
+        assert_eq!(
+            copy.texts,
+            [
+                "A heading",
+                "First paragraph, with <b> & \"quotes\".",
+                "Last one."
+            ]
+        );
+        assert_eq!(copy.labels, [true, true, true]);
+        assert_eq!(copy.features.rows(), 3);
+        let empty = LabeledPage {
+            gold: Some(" \n".into()),
+            ..page
+        };
+        assert!(clean_copy(&empty).is_none());
     }
 }

@@ -117,6 +117,10 @@ struct TrainArgs {
     /// Share of a block's words that must align with the gold text for it to be content.
     #[arg(long)]
     min_aligned: Option<f32>,
+    /// Share of the pages also trained on as a clean copy: their gold text alone as a plain
+    /// page, every block content.
+    #[arg(long)]
+    clean_copies: Option<f64>,
     /// Cross-validate only; do not train or write the final model (the report, which
     /// describes that model, is not written either).
     #[arg(long, conflicts_with = "report")]
@@ -517,6 +521,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
          feature_fraction => recipe.model.feature_fraction,
          rows_per_tree => recipe.model.rows_per_tree, balance => recipe.model.balance,
          seed => recipe.model.seed, stages => recipe.model.stages, min_aligned => recipe.labels.min_aligned,
+         clean_copies => recipe.labels.clean_copies,
          learning_rate => recipe.model.learning_rate, l2 => recipe.model.l2,
          folds => recipe.cv.folds);
     if let Some(w) = &args.weighting {

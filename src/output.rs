@@ -187,7 +187,8 @@ pub fn to_json(source: &str, e: &Extraction, with_blocks: bool) -> serde_json::V
     v
 }
 
-fn escape(s: &str) -> String {
+/// Escape text for HTML content and attribute values.
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

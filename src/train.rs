@@ -98,11 +98,18 @@ pub enum Weighting {
 pub struct LabelRecipe {
     /// A block is content when at least this share of its words align with the gold text.
     pub min_aligned: f32,
+    /// Share of the pages with gold text that are also trained on as a clean copy: their gold
+    /// text alone as a plain page, all content ([`crate::annotate::clean_copy`]). Copies only
+    /// ever train; cross-validation scores the real pages.
+    pub clean_copies: f64,
 }
 
 impl Default for LabelRecipe {
     fn default() -> Self {
-        LabelRecipe { min_aligned: 0.5 }
+        LabelRecipe {
+            min_aligned: 0.5,
+            clean_copies: 0.03,
+        }
     }
 }
 
@@ -163,6 +170,12 @@ impl Recipe {
             return bad(format!(
                 "labels.min_aligned must be in (0, 1], got {}",
                 self.labels.min_aligned
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.labels.clean_copies) {
+            return bad(format!(
+                "labels.clean_copies must be in [0, 1], got {}",
+                self.labels.clean_copies
             ));
         }
         if self.cv.thresholds.is_empty()
@@ -232,6 +245,18 @@ pub fn assign_folds(groups: &[&str], folds: usize) -> Vec<usize> {
         fold_of.insert(g, f);
     }
     groups.iter().map(|g| fold_of[g]).collect()
+}
+
+/// The clean copies of a share of the pages (picked by a hash of the page id, so the same pages
+/// every run), each with the index of its page.
+fn clean_copies(pages: &[LabeledPage], share: f64) -> Vec<(usize, LabeledPage)> {
+    let cut = (share * 10_000.0).round() as u64;
+    pages
+        .par_iter()
+        .enumerate()
+        .filter(|(_, p)| fnv(&p.id) % 10_000 < cut)
+        .filter_map(|(i, p)| crate::annotate::clean_copy(p).map(|c| (i, c)))
+        .collect()
 }
 
 fn fnv(s: &str) -> u64 {
@@ -361,6 +386,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     let groups: Vec<&str> = pages.iter().map(|p| p.group.as_str()).collect();
     let fold_of = assign_folds(&groups, k);
     let params = recipe.stage_params();
+    let copies = clean_copies(pages, recipe.labels.clean_copies);
     // Folds are trained side by side: a booster's rounds follow one another, so one fold
     // alone keeps a single core busy.
     let per_fold: Vec<Vec<(usize, Vec<f32>)>> = (0..k)
@@ -371,7 +397,13 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
                     .iter()
                     .zip(&fold_of)
                     .filter(|(_, &f)| f != fold)
-                    .map(|(p, _)| p),
+                    .map(|(p, _)| p)
+                    .chain(
+                        copies
+                            .iter()
+                            .filter(|(i, _)| fold_of[*i] != fold)
+                            .map(|(_, c)| c),
+                    ),
                 recipe.model.weighting,
             );
             if data.rows.is_empty() {
@@ -488,7 +520,11 @@ pub fn train_final(
     cv: Option<&CrossValidation>,
     date: String,
 ) -> Result<Model> {
-    let rows = rows_of(pages, recipe.model.weighting);
+    let copies = clean_copies(pages, recipe.labels.clean_copies);
+    let rows = rows_of(
+        pages.iter().chain(copies.iter().map(|(_, c)| c)),
+        recipe.model.weighting,
+    );
     if rows.rows.is_empty() {
         return Err(Error::Training("no blocks to train on".into()));
     }
@@ -602,6 +638,15 @@ pub fn report_markdown(r: &ReportInputs) -> String {
         r.model.describe(),
         r.model_bytes as f64 / 1e6
     );
+    let copies = clean_copies(r.pages, r.recipe.labels.clean_copies);
+    if !copies.is_empty() {
+        let _ = writeln!(
+            s,
+            "Clean copies (`labels.clean_copies`): {} pages also trained on as their gold text alone, {} blocks, all content; cross-validation scores the real pages only.\n",
+            copies.len(),
+            copies.iter().map(|(_, c)| c.labels.len()).sum::<usize>()
+        );
+    }
     let _ = writeln!(
         s,
         "Time: {:.0} s loading and labelling, {:.0} s cross-validation, {:.0} s final training. Peak memory: {}.\n",
@@ -754,6 +799,8 @@ mod tests {
         assert!(err.to_string().contains("depth"), "{err}");
         let err = Recipe::from_toml("[labels]\nmin_aligned = 1.5\n").unwrap_err();
         assert!(err.to_string().contains("min_aligned"), "{err}");
+        let err = Recipe::from_toml("[labels]\nclean_copies = -0.1\n").unwrap_err();
+        assert!(err.to_string().contains("clean_copies"), "{err}");
         let err = Recipe::from_toml("[model]\nkind = \"svm\"\n").unwrap_err();
         assert!(err.to_string().contains("svm"), "{err}");
         let err = Recipe::from_toml("[model]\nkind = \"stacked\"\nstages = 1\n").unwrap_err();

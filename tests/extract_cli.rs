@@ -62,6 +62,22 @@ fn text_format_keeps_the_article_and_drops_the_chrome() {
 }
 
 #[test]
+fn a_page_that_is_all_main_text_keeps_it() {
+    // No menu, no footer, no classes: a bare page of prose (a feed item, a page already
+    // cleaned) is content whole, not an empty shell.
+    let one = "<html><head><title>Note</title></head><body><p>The committee met on Tuesday \
+               and agreed to publish its findings next month. Members asked for more time to \
+               read the evidence.</p></body></html>";
+    let out = textsift(&["extract", "-"], Some(one.as_bytes()));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "Note\n\nThe committee met on Tuesday and agreed to publish its findings next month. \
+         Members asked for more time to read the evidence.\n"
+    );
+}
+
+#[test]
 fn formats_json_markdown_html() {
     let page = article(2);
     let json = textsift(
