@@ -44,12 +44,12 @@ schema! {
     pub enum F;
     /// The feature schema, in column order.
     table SCHEMA;
-    Words = "words", "0…", "Number of words (whitespace tokens with a letter or digit).";
+    Words = "words", "0…", "Number of words: whitespace tokens with a letter or digit; a token holding Han, Hiragana or Katakana text counts its Unicode words (UAX #29: each ideograph one).";
     AnchorWords = "anchor_words", "0…", "Words inside `<a>` elements.";
     LinkDensity = "link_density", "0–1", "anchor_words / words.";
-    TextDensity = "text_density", "0…", "Boilerpipe text density: words in the full lines of the text wrapped at 80 columns / number of those lines (the last partial line is left out unless it is the only line).";
+    TextDensity = "text_density", "0…", "Boilerpipe text density: words in the full lines of the text wrapped at 80 columns (wide characters take two) / number of those lines (the last partial line is left out unless it is the only line).";
     AvgWordLen = "avg_word_len", "0…", "Mean length of words in characters.";
-    Sentences = "sentences", "0…", "Number of sentence ends (a word ending in . ! ? … or 。！？).";
+    Sentences = "sentences", "0…", "Number of sentence ends (a word ending in . ! ? … or 。！？; in Han or Japanese text, each 。！？ ! ?).";
     AvgSentenceLen = "avg_sentence_len", "0…", "words / max(1, sentences).";
     UpperRatio = "upper_ratio", "0–1", "Share of words starting with an upper-case letter.";
     AllCapsRatio = "allcaps_ratio", "0–1", "Share of words of two or more letters that are all upper-case.";
@@ -157,7 +157,7 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-5";
+    const DEFINITIONS_VERSION: &str = "textsift-features-6";
     let mut h = fnv1a(FNV_START, DEFINITIONS_VERSION.as_bytes());
     for f in SCHEMA.iter().chain(crate::context::CONTEXT_SCHEMA) {
         h = fnv1a(fnv1a(h, b"\n"), f.name.as_bytes());
@@ -236,6 +236,26 @@ struct TextStats {
 }
 
 impl TextStats {
+    /// Count one token as a word when it has a letter or digit.
+    fn add_word(&mut self, t: &TokenCounts, token: &str, anchored: bool) {
+        if t.alnum == 0 {
+            return;
+        }
+        self.words += 1;
+        self.anchor_words += u32::from(anchored);
+        self.word_chars += t.chars;
+        self.upper += u32::from(t.first_upper == Some(true));
+        if t.letters >= 2 && t.upper == t.letters {
+            self.all_caps += 1;
+        }
+        if t.digits * 2 > t.alnum {
+            self.digit_words += 1;
+        }
+        if token.ends_with(['.', '!', '?', '…', '。', '！', '？']) {
+            self.sentences += 1;
+        }
+    }
+
     /// anchor_words / words (0 for no words).
     fn link_density(&self) -> f32 {
         ratio(self.anchor_words, self.words)
@@ -336,15 +356,109 @@ fn is_separator(token: &str) -> bool {
         })
 }
 
+/// Boilerpipe's line wrapping at 80 columns, token by token.
+struct Wrap {
+    /// Full lines so far.
+    lines: u32,
+    /// Columns used in the current line (−1 at the start: its first token has no space before).
+    line_len: i64,
+    /// Words in the current line.
+    words_in_line: u32,
+}
+
+impl Default for Wrap {
+    fn default() -> Self {
+        Wrap {
+            lines: 0,
+            line_len: -1,
+            words_in_line: 0,
+        }
+    }
+}
+
+impl Wrap {
+    const MAX_LINE: i64 = 80;
+
+    /// A token `width` columns wide, after a space unless `joined` to the token before it.
+    fn push(&mut self, width: i64, is_word: bool, joined: bool) {
+        self.line_len += width + i64::from(!joined);
+        if self.line_len > Self::MAX_LINE {
+            self.lines += 1;
+            self.line_len = width;
+            self.words_in_line = u32::from(is_word);
+        } else {
+            self.words_in_line += u32::from(is_word);
+        }
+    }
+
+    /// Words in the full lines / full lines (the last, partial line counts only when it is the
+    /// only one).
+    fn density(&self, words: u32) -> f32 {
+        if self.lines == 0 {
+            words as f32
+        } else {
+            (words - self.words_in_line) as f32 / self.lines as f32
+        }
+    }
+}
+
+/// Whether the token starting at byte `offset` lies inside an `<a>` (spans sorted, visited in
+/// order).
+fn in_anchor(
+    spans: &mut std::iter::Peekable<std::slice::Iter<'_, (u32, u32)>>,
+    offset: usize,
+) -> bool {
+    let offset = offset as u32;
+    while spans.peek().is_some_and(|&&(_, end)| end <= offset) {
+        spans.next();
+    }
+    spans.peek().is_some_and(|&&(start, _)| start <= offset)
+}
+
+/// A character of a script written without spaces between words (Han, Hiragana, Katakana),
+/// where a whitespace token can be a whole paragraph.
+fn is_spaceless(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30FF}'
+        | '\u{31F0}'..='\u{31FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{FF66}'..='\u{FF9F}'
+        | '\u{20000}'..='\u{3FFFF}')
+}
+
+/// Count a whitespace token that holds text of a script without spaces by its Unicode words
+/// (UAX #29: each ideograph a word, a run of Katakana or Latin letters one), each as wide as
+/// it is displayed, so that a paragraph of Chinese or Japanese has as many words and lines as
+/// its length says rather than one long word.
+fn spaceless_token(
+    s: &mut TextStats,
+    wrap: &mut Wrap,
+    spans: &mut std::iter::Peekable<std::slice::Iter<'_, (u32, u32)>>,
+    token: &str,
+    start: usize,
+) {
+    use unicode_segmentation::UnicodeSegmentation;
+    use unicode_width::UnicodeWidthStr;
+    for (k, (at, piece)) in token.split_word_bound_indices().enumerate() {
+        let t = TokenCounts::unicode(piece);
+        let is_word = t.alnum > 0;
+        let anchored = is_word && in_anchor(spans, start + at);
+        s.add_word(&t, piece, anchored);
+        if !is_word {
+            s.sentences += u32::from(matches!(piece, "。" | "！" | "？" | "!" | "?"));
+        }
+        wrap.push(piece.width() as i64, is_word, k > 0);
+    }
+}
+
 /// Compute the text statistics of a block in one pass over its bytes, counting on the way its
 /// first [`TITLE_OVERLAP_WORDS`] tokens that are words of `title`. `buf` is a buffer.
 fn text_stats(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats {
-    const MAX_LINE: i64 = 80;
     let mut s = TextStats::default();
     let mut spans = block.anchor_spans.iter().peekable();
-    let mut wrapped_lines = 0u32;
-    let mut line_len: i64 = -1; // the first token of a line has no leading space
-    let mut words_in_line = 0u32;
+    let mut wrap = Wrap::default();
     let mut has_digit = false;
     let text = block.text.as_bytes();
     // Tokens are the pieces between single spaces (the text is collapsed), cut by hand: ASCII
@@ -394,48 +508,21 @@ fn text_stats(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats 
             }
         }
         s.tokens += 1;
-        let offset = start as u32;
-        let char_len = i64::from(t.chars);
-        let is_word = t.alnum > 0;
-        if is_word {
-            s.words += 1;
-            words_in_line += 1;
-            while spans.peek().is_some_and(|&&(_, end)| end <= offset) {
-                spans.next();
+        if !ascii && token.chars().any(is_spaceless) {
+            spaceless_token(&mut s, &mut wrap, &mut spans, token, start);
+        } else {
+            let anchored = t.alnum > 0 && in_anchor(&mut spans, start);
+            s.add_word(&t, token, anchored);
+            wrap.push(i64::from(t.chars), t.alnum > 0, false);
+            if t.alnum == 0 && is_separator(token) {
+                s.separators += 1;
             }
-            if spans.peek().is_some_and(|&&(start, _)| start <= offset) {
-                s.anchor_words += 1;
-            }
-            s.word_chars += t.chars;
-            s.upper += u32::from(t.first_upper == Some(true));
-            if t.letters >= 2 && t.upper == t.letters {
-                s.all_caps += 1;
-            }
-            if t.digits * 2 > t.alnum {
-                s.digit_words += 1;
-            }
-            if token.ends_with(['.', '!', '?', '…', '。', '！', '？']) {
-                s.sentences += 1;
-            }
-        } else if is_separator(token) {
-            s.separators += 1;
-        }
-        line_len += char_len + 1;
-        if line_len > MAX_LINE {
-            wrapped_lines += 1;
-            line_len = char_len;
-            words_in_line = u32::from(is_word);
         }
         start = i + 1;
         counts = [0; 2];
         ascii = true;
     }
-    let (dense_words, lines) = if wrapped_lines == 0 {
-        (s.words, 1)
-    } else {
-        (s.words - words_in_line, wrapped_lines)
-    };
-    s.text_density = dense_words as f32 / lines as f32;
+    s.text_density = wrap.density(s.words);
     if has_digit {
         s.dates = date_regex().find_iter(&block.text).count() as u32;
     }

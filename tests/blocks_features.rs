@@ -419,12 +419,12 @@ fn case_sentences_and_final_punctuation() {
             (F::AvgSentenceLen, 3.0),
         ],
     );
-    // Japanese: one whitespace token, ending in 。.
+    // Japanese: one whitespace token of five Unicode words (東 京 は 晴 れ), then 。.
     expect(
         m,
         3,
         &[
-            (F::Words, 1.0),
+            (F::Words, 5.0),
             (F::Chars, 6.0),
             (F::Sentences, 1.0),
             (F::EndsWithPunct, 1.0),

@@ -152,3 +152,30 @@ fn every_value_is_finite_on_odd_pages() {
         assert!(a.features.data.iter().all(|v| v.is_finite()), "{html}");
     }
 }
+
+#[test]
+fn text_without_spaces_counts_its_unicode_words() {
+    // Chinese and Japanese put no spaces between words: a paragraph is one whitespace token,
+    // so its words are its Unicode words (each ideograph one, a run of Katakana or Latin
+    // letters one), and a wide character takes two of the 80 columns.
+    let a = run("<html><body>\
+                 <p>北京时间昨天晚上，市政府召开新闻发布会。<a href=/x>工程师</a>表示很好！</p>\
+                 <p>日本語のテキストです。iPhone手机</p>\
+                 <p>中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中中</p>\
+                 </body></html>");
+    let m = &a.features;
+    assert_eq!(m.rows(), 3);
+    // 8 + 10 + 3 + 4 ideographs; the three between <a> are link text; 。 and ！ end sentences;
+    // 56 columns, one line.
+    close(m, 0, F::Words, 25.0);
+    close(m, 0, F::AnchorWords, 3.0);
+    close(m, 0, F::Sentences, 2.0);
+    close(m, 0, F::TextDensity, 25.0);
+    close(m, 0, F::AvgWordLen, 1.0);
+    // 日 本 語 の テキスト で す, then iPhone 手 机.
+    close(m, 1, F::Words, 10.0);
+    close(m, 1, F::Sentences, 1.0);
+    // 50 ideographs, 100 columns: the 41st starts a second line, so 40 words in the full line.
+    close(m, 2, F::Words, 50.0);
+    close(m, 2, F::TextDensity, 40.0);
+}
