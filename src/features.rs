@@ -293,6 +293,8 @@ struct TokenCounts {
     alnum: u32,
     /// Whether the first letter or digit is upper-case.
     first_upper: Option<bool>,
+    /// Whether the token holds text of a script without spaces ([`is_spaceless`]).
+    spaceless: bool,
 }
 
 /// What one ASCII byte adds to a token's counts, packed so that a byte costs two additions:
@@ -319,6 +321,7 @@ impl TokenCounts {
         let mut t = TokenCounts::default();
         for c in token.chars() {
             t.chars += 1;
+            t.spaceless |= is_spaceless(c);
             if c.is_alphabetic() {
                 t.letters += 1;
                 t.upper += u32::from(c.is_uppercase());
@@ -497,6 +500,7 @@ fn text_stats(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats 
                 } else {
                     None
                 },
+                spaceless: false,
             }
         } else {
             TokenCounts::unicode(token)
@@ -508,7 +512,7 @@ fn text_stats(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats 
             }
         }
         s.tokens += 1;
-        if !ascii && token.chars().any(is_spaceless) {
+        if t.spaceless {
             spaceless_token(&mut s, &mut wrap, &mut spans, token, start);
         } else {
             let anchored = t.alnum > 0 && in_anchor(&mut spans, start);

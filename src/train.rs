@@ -532,7 +532,8 @@ pub fn train_final(
     let mut info = placeholder_info(recipe);
     info.data = data;
     info.pages = pages.len();
-    info.blocks = rows.labels.len();
+    // The data's blocks; the clean copies' are in the report.
+    info.blocks = pages.iter().map(|p| p.labels.len()).sum();
     info.date = date;
     if let Some(cv) = cv {
         info.threshold = cv.threshold;
