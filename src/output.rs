@@ -171,20 +171,55 @@ pub fn to_markdown(e: &Extraction) -> String {
     out
 }
 
-/// One page as a JSON value: source, title, text, and the blocks when asked.
-pub fn to_json(source: &str, e: &Extraction, with_blocks: bool) -> serde_json::Value {
-    let mut v = serde_json::json!({"source": source, "title": e.title, "text": e.text});
-    if with_blocks {
-        v["blocks"] = e
-            .blocks
-            .iter()
-            .map(|b| {
-                serde_json::json!({"index": b.index, "tag": b.tag, "text": b.text,
-                                   "label": b.label, "score": b.score})
-            })
-            .collect();
+/// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, `title`, `text`,
+/// then `blocks` when asked (a reader of a long JSON Lines file sees the title before the text).
+#[derive(Debug, Serialize)]
+pub struct PageRecord<'a> {
+    /// The input as given, or the record id.
+    pub source: &'a str,
+    /// The page title.
+    pub title: &'a str,
+    /// The main text.
+    pub text: &'a str,
+    /// Every block, only when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Vec<BlockOut<'a>>>,
+}
+
+/// A block inside a [`PageRecord`].
+#[derive(Debug, Serialize)]
+pub struct BlockOut<'a> {
+    /// Position in the page.
+    pub index: usize,
+    /// Tag of the nearest block-level element.
+    pub tag: &'a str,
+    /// The text.
+    pub text: &'a str,
+    /// The decoder's decision.
+    pub label: Label,
+    /// The model's content score.
+    pub score: f32,
+}
+
+/// One page as a record: source, title, text, and the blocks when `with_blocks`.
+pub fn to_json<'a>(source: &'a str, e: &'a Extraction, with_blocks: bool) -> PageRecord<'a> {
+    PageRecord {
+        source,
+        title: &e.title,
+        text: &e.text,
+        blocks: with_blocks.then(|| {
+            e.blocks
+                .iter()
+                .map(|b| BlockOut {
+                    index: b.index,
+                    tag: &b.tag,
+                    text: &b.text,
+                    label: b.label,
+                    score: b.score,
+                })
+                .collect()
+        }),
     }
-    v
 }
 
 /// Escape text for HTML content and attribute values.

@@ -85,6 +85,13 @@ fn formats_json_markdown_html() {
         Some(page.as_bytes()),
     );
     let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    // Keys in the documented order, so that a reader of the file sees the title first.
+    let keys = ["\"source\"", "\"title\"", "\"text\"", "\"blocks\""];
+    let at: Vec<usize> = keys
+        .iter()
+        .map(|k| stdout(&json).find(k).unwrap())
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
     assert_eq!(v["source"], "-");
     assert_eq!(v["title"], "Story 2 & more");
     let blocks = v["blocks"].as_array().unwrap();
