@@ -44,12 +44,12 @@ schema! {
     pub enum F;
     /// The feature schema, in column order.
     table SCHEMA;
-    Words = "words", "0…", "Number of words: whitespace tokens with a letter or digit; a token holding Han, Hiragana or Katakana text counts its Unicode words (UAX #29: each ideograph one).";
+    Words = "words", "0…", "Number of words: whitespace tokens with a letter or digit; a token holding Han, Hiragana or Katakana text counts its Unicode words (UAX #29: each ideograph one), and one holding Thai, Lao, Khmer or Myanmar text its dictionary words (ICU4X).";
     AnchorWords = "anchor_words", "0…", "Words inside `<a>` elements.";
     LinkDensity = "link_density", "0–1", "anchor_words / words.";
     TextDensity = "text_density", "0…", "Boilerpipe text density: words in the full lines of the text wrapped at 80 columns (wide characters take two) / number of those lines (the last partial line is left out unless it is the only line).";
     AvgWordLen = "avg_word_len", "0…", "Mean length of words in characters.";
-    Sentences = "sentences", "0…", "Number of sentence ends (a word ending in . ! ? … or 。！？; in Han or Japanese text, each 。！？ ! ?).";
+    Sentences = "sentences", "0…", "Number of sentence ends (a word ending in . ! ? … 。！？ ។ ៕ or ။; in text without spaces, each 。！？ ! ? ។ ៕ ။).";
     AvgSentenceLen = "avg_sentence_len", "0…", "words / max(1, sentences).";
     UpperRatio = "upper_ratio", "0–1", "Share of words starting with an upper-case letter.";
     AllCapsRatio = "allcaps_ratio", "0–1", "Share of words of two or more letters that are all upper-case.";
@@ -157,7 +157,7 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-6";
+    const DEFINITIONS_VERSION: &str = "textsift-features-7";
     let mut h = fnv1a(FNV_START, DEFINITIONS_VERSION.as_bytes());
     for f in SCHEMA.iter().chain(crate::context::CONTEXT_SCHEMA) {
         h = fnv1a(fnv1a(h, b"\n"), f.name.as_bytes());
@@ -251,7 +251,7 @@ impl TextStats {
         if t.digits * 2 > t.alnum {
             self.digit_words += 1;
         }
-        if token.ends_with(['.', '!', '?', '…', '。', '！', '？']) {
+        if token.ends_with(['.', '!', '?', '…', '。', '！', '？', '។', '៕', '။']) {
             self.sentences += 1;
         }
     }
@@ -293,8 +293,21 @@ struct TokenCounts {
     alnum: u32,
     /// Whether the first letter or digit is upper-case.
     first_upper: Option<bool>,
-    /// Whether the token holds text of a script without spaces ([`is_spaceless`]).
-    spaceless: bool,
+    /// Whether the token holds text of a script without spaces, and which ([`spaceless`]).
+    spaceless: Spaceless,
+}
+
+/// Scripts written without spaces between words, by how their words are found. Ordered: a
+/// token with any character that needs a dictionary is cut with the dictionary.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Spaceless {
+    /// Spaces separate the words.
+    #[default]
+    No,
+    /// Han, Hiragana, Katakana: UAX #29's rules make each ideograph a word.
+    Ideographic,
+    /// Thai, Lao, Khmer, Myanmar: only a dictionary tells where a word ends.
+    Dictionary,
 }
 
 /// What one ASCII byte adds to a token's counts, packed so that a byte costs two additions:
@@ -321,7 +334,7 @@ impl TokenCounts {
         let mut t = TokenCounts::default();
         for c in token.chars() {
             t.chars += 1;
-            t.spaceless |= is_spaceless(c);
+            t.spaceless = t.spaceless.max(spaceless(c));
             if c.is_alphabetic() {
                 t.letters += 1;
                 t.upper += u32::from(c.is_uppercase());
@@ -418,41 +431,68 @@ fn in_anchor(
     spans.peek().is_some_and(|&&(start, _)| start <= offset)
 }
 
-/// A character of a script written without spaces between words (Han, Hiragana, Katakana),
-/// where a whitespace token can be a whole paragraph.
-fn is_spaceless(c: char) -> bool {
-    matches!(c,
+/// Whether a character is of a script written without spaces between words, where a
+/// whitespace token can be a whole paragraph, and how that script's words are found.
+fn spaceless(c: char) -> Spaceless {
+    match c {
         '\u{3040}'..='\u{30FF}'
         | '\u{31F0}'..='\u{31FF}'
         | '\u{3400}'..='\u{4DBF}'
         | '\u{4E00}'..='\u{9FFF}'
         | '\u{F900}'..='\u{FAFF}'
         | '\u{FF66}'..='\u{FF9F}'
-        | '\u{20000}'..='\u{3FFFF}')
+        | '\u{20000}'..='\u{3FFFF}' => Spaceless::Ideographic,
+        // Thai, Lao; Myanmar; Khmer and Khmer symbols; Myanmar extensions.
+        '\u{0E00}'..='\u{0EFF}'
+        | '\u{1000}'..='\u{109F}'
+        | '\u{1780}'..='\u{17FF}'
+        | '\u{19E0}'..='\u{19FF}'
+        | '\u{A9E0}'..='\u{A9FF}'
+        | '\u{AA60}'..='\u{AA7F}' => Spaceless::Dictionary,
+        _ => Spaceless::No,
+    }
 }
 
-/// Count a whitespace token that holds text of a script without spaces by its Unicode words
-/// (UAX #29: each ideograph a word, a run of Katakana or Latin letters one), each as wide as
-/// it is displayed, so that a paragraph of Chinese or Japanese has as many words and lines as
-/// its length says rather than one long word.
+/// Sentence ends of the scripts without spaces: CJK full stop, exclamation and question marks,
+/// Khmer khan and bariyoosan, Myanmar section mark.
+const SPACELESS_STOPS: [&str; 8] = ["。", "！", "？", "!", "?", "។", "៕", "။"];
+
+/// Count a whitespace token that holds text of a script without spaces by its words, each
+/// as wide as it is displayed, so that a paragraph of Chinese, Japanese or Thai has as many
+/// words and lines as its length says rather than one long word. Chinese and Japanese words
+/// are UAX #29's (each ideograph a word, a run of Katakana or Latin letters one); Thai, Lao,
+/// Khmer and Myanmar words come from ICU4X's dictionaries.
 fn spaceless_token(
     s: &mut TextStats,
     wrap: &mut Wrap,
     spans: &mut std::iter::Peekable<std::slice::Iter<'_, (u32, u32)>>,
     token: &str,
     start: usize,
+    script: Spaceless,
 ) {
     use unicode_segmentation::UnicodeSegmentation;
     use unicode_width::UnicodeWidthStr;
-    for (k, (at, piece)) in token.split_word_bound_indices().enumerate() {
+    let mut piece = |k: usize, at: usize, piece: &str| {
         let t = TokenCounts::unicode(piece);
         let is_word = t.alnum > 0;
         let anchored = is_word && in_anchor(spans, start + at);
         s.add_word(&t, piece, anchored);
         if !is_word {
-            s.sentences += u32::from(matches!(piece, "。" | "！" | "？" | "!" | "?"));
+            s.sentences += u32::from(SPACELESS_STOPS.contains(&piece));
         }
         wrap.push(piece.width() as i64, is_word, k > 0);
+    };
+    if script == Spaceless::Dictionary {
+        let segmenter = icu_segmenter::WordSegmenter::new_dictionary(Default::default());
+        let mut from = 0;
+        for (k, to) in segmenter.segment_str(token).skip(1).enumerate() {
+            piece(k, from, &token[from..to]);
+            from = to;
+        }
+    } else {
+        for (k, (at, p)) in token.split_word_bound_indices().enumerate() {
+            piece(k, at, p);
+        }
     }
 }
 
@@ -500,7 +540,7 @@ fn text_stats(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats 
                 } else {
                     None
                 },
-                spaceless: false,
+                spaceless: Spaceless::No,
             }
         } else {
             TokenCounts::unicode(token)
@@ -512,8 +552,8 @@ fn text_stats(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats 
             }
         }
         s.tokens += 1;
-        if t.spaceless {
-            spaceless_token(&mut s, &mut wrap, &mut spans, token, start);
+        if t.spaceless != Spaceless::No {
+            spaceless_token(&mut s, &mut wrap, &mut spans, token, start, t.spaceless);
         } else {
             let anchored = t.alnum > 0 && in_anchor(&mut spans, start);
             s.add_word(&t, token, anchored);

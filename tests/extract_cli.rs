@@ -78,6 +78,50 @@ fn a_page_that_is_all_main_text_keeps_it() {
 }
 
 #[test]
+fn thai_paragraphs_read_as_prose() {
+    // Thai has no spaces between words: each paragraph below is two whitespace tokens. Read
+    // as two long words it looked like no text a page's content is made of (scores about 0.5).
+    let paras = [
+        "คณะกรรมการนโยบายการเงินมีมติเป็นเอกฉันท์ให้คงอัตราดอกเบี้ยนโยบายไว้ที่ร้อยละสองจุดห้าต่อปี \
+         เนื่องจากเศรษฐกิจไทยยังคงขยายตัวได้ต่อเนื่องแม้จะชะลอลงบ้างในช่วงครึ่งปีหลัง",
+        "ผู้ว่าการธนาคารกลางกล่าวว่าอัตราเงินเฟ้อทั่วไปมีแนวโน้มกลับเข้าสู่กรอบเป้าหมายภายในต้นปีหน้า \
+         ขณะที่การบริโภคภาคเอกชนและการท่องเที่ยวยังเป็นแรงขับเคลื่อนสำคัญของเศรษฐกิจ",
+        "นักวิเคราะห์หลายสำนักคาดว่าคณะกรรมการจะคงอัตราดอกเบี้ยไว้ตลอดปีนี้ \
+         และอาจพิจารณาปรับลดในไตรมาสแรกของปีหน้าหากการส่งออกยังคงอ่อนแอ",
+    ];
+    let body: String = paras.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let page = format!(
+        "<html><head><title>ข่าวเศรษฐกิจ</title></head><body>\
+         <div class=top><ul><li><a href=/>หน้าแรก</a></li><li><a href=/news>ข่าว</a></li>\
+         <li><a href=/sport>กีฬา</a></li><li><a href=/contact>ติดต่อเรา</a></li></ul></div>\
+         <div class=wrap><div class=c2><h1>ธนาคารกลางคงอัตราดอกเบี้ย</h1>{body}</div></div>\
+         <div class=side><h3>ข่าวที่เกี่ยวข้อง</h3><ul><li><a href=/a>ราคาทองวันนี้ปรับขึ้น</a></li>\
+         <li><a href=/b>ตลาดหุ้นปิดบวก</a></li><li><a href=/c>ค่าเงินบาทแข็งค่า</a></li></ul></div>\
+         <div class=bottom><p>สงวนลิขสิทธิ์ © 2026 ข่าวเศรษฐกิจออนไลน์</p></div></body></html>"
+    );
+    let out = textsift(
+        &["extract", "--format", "json", "--blocks", "-"],
+        Some(page.as_bytes()),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let mut seen = 0;
+    for b in v["blocks"].as_array().unwrap() {
+        let text = b["text"].as_str().unwrap();
+        let score = b["score"].as_f64().unwrap();
+        if paras.contains(&text) {
+            seen += 1;
+            assert!(score > 0.9, "{score} {text}");
+            assert_eq!(b["label"], "content", "{text}");
+        } else if text.contains("ราคาทอง") || text.contains("หน้าแรก") || text.contains("สงวน")
+        {
+            assert_eq!(b["label"], "boilerplate", "{text}");
+        }
+    }
+    assert_eq!(seen, paras.len());
+}
+
+#[test]
 fn formats_json_markdown_html() {
     let page = article(2);
     let json = textsift(

@@ -179,3 +179,26 @@ fn text_without_spaces_counts_its_unicode_words() {
     close(m, 2, F::Words, 50.0);
     close(m, 2, F::TextDensity, 40.0);
 }
+
+#[test]
+fn thai_lao_khmer_and_myanmar_words_come_from_a_dictionary() {
+    // These scripts put no spaces between words either, and no rule finds their ends: a
+    // dictionary does.
+    let a = run("<html><body>\
+                 <p>ภาษาไทยเป็นภาษาที่มีวรรณยุกต์ <a href=/x>ภาษาไทย</a></p>\
+                 <p>ភាសាខ្មែរជាភាសាផ្លូវការ។ ພາສາລາວ</p>\
+                 <p>မြန်မာဘာသာစကား။</p>\
+                 </body></html>");
+    let m = &a.features;
+    assert_eq!(m.rows(), 3);
+    // ภาษา ไทย เป็น ภาษา ที่ มี วรรณยุกต์, then the link's ภาษา ไทย.
+    close(m, 0, F::Words, 9.0);
+    close(m, 0, F::AnchorWords, 2.0);
+    close(m, 0, F::Sentences, 0.0);
+    // ភាសាខ្មែរ ជា ភាសាផ្លូវការ, ended by the khan ។; then ພາສາ ລາວ.
+    close(m, 1, F::Words, 5.0);
+    close(m, 1, F::Sentences, 1.0);
+    // မြန်မာဘာသာ စကား, ended by the section mark ။.
+    close(m, 2, F::Words, 2.0);
+    close(m, 2, F::Sentences, 1.0);
+}
