@@ -261,7 +261,7 @@ fn gzip_head(raw: &[u8]) -> Vec<u8> {
 
 /// Every page of one input, lazily: a WARC file (its `response` records, recognised by the
 /// `WARC/` header), a JSON Lines file of `{"id", "html"}` records (recognised by a leading
-/// `{`), or a single page. Pages are read one at a time, so a large WARC file streams.
+/// `{`; a record without `id` is named by its `url`, else by file and line), or a single page. Pages are read one at a time, so a large WARC file streams.
 pub fn pages(
     source: String,
     path: Option<PathBuf>,
@@ -369,6 +369,8 @@ fn jsonl_pages(
     #[derive(serde::Deserialize)]
     struct Record {
         id: Option<serde_json::Value>,
+        /// The source when there is no `id`: crawl exports often name a page by its URL alone.
+        url: Option<String>,
         html: String,
     }
     // JSON escapes make a line longer than its page: allow for them, but keep memory bounded.
@@ -409,7 +411,7 @@ fn jsonl_pages(
                 let source = match r.id {
                     Some(serde_json::Value::String(s)) => s,
                     Some(v) => v.to_string(),
-                    None => place,
+                    None => r.url.unwrap_or(place),
                 };
                 let bytes = if r.html.len() as u64 > max_bytes {
                     Err(too_many_bytes(max_bytes, ""))

@@ -225,6 +225,9 @@ fn jsonl_and_warc_inputs() {
     writeln!(f, "{}", serde_json::json!({"id": "a", "html": article(3)})).unwrap();
     writeln!(f, "this line is not JSON").unwrap();
     writeln!(f, "{}", serde_json::json!({"id": 7, "html": article(4)})).unwrap();
+    let url = "https://example.com/u";
+    writeln!(f, "{}", serde_json::json!({"url": url, "html": article(5)})).unwrap();
+    writeln!(f, "{}", serde_json::json!({"html": article(6)})).unwrap();
     drop(f);
     // A JSON Lines file holds several pages: JSON Lines out by default.
     let out = textsift(&["extract", jsonl.to_str().unwrap()], None);
@@ -233,7 +236,9 @@ fn jsonl_and_warc_inputs() {
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["source"].to_string())
         .collect();
-    assert_eq!(ids, ["\"a\"", "\"7\""]);
+    // An id names the page, else its url, else the file and line.
+    let place = serde_json::json!(format!("{}:5", jsonl.display())).to_string();
+    assert_eq!(ids, ["\"a\"", "\"7\"", "\"https://example.com/u\"", &place]);
     assert!(
         stderr(&out).contains("pages.jsonl:2: not a JSON record"),
         "{}",
