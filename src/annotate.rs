@@ -100,6 +100,39 @@ pub fn clean_copy(page: &LabeledPage) -> Option<LabeledPage> {
         html.push_str("</p>");
     }
     html.push_str("</body></html>");
+    copy_of(page, gold, &html, "#clean")
+}
+
+/// A page of a gold text's opening alone, as a single block: its first lines, up to about 100
+/// words, run together in one element (`<p>`, `<div>`, `<article>` or straight in `<body>`,
+/// picked by `variant`), all content. A fragment of one paragraph, pasted or piped in, is
+/// such a page.
+pub fn single_block_copy(page: &LabeledPage, variant: u64) -> Option<LabeledPage> {
+    let gold = page.gold.as_deref()?;
+    let mut text = String::new();
+    for line in gold.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if text.split_whitespace().count() >= 100 {
+            break;
+        }
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(line);
+    }
+    let body = crate::output::escape(&text);
+    let body = match variant % 4 {
+        0 => format!("<p>{body}</p>"),
+        1 => format!("<div>{body}</div>"),
+        2 => format!("<article>{body}</article>"),
+        _ => body,
+    };
+    let html =
+        format!("<!DOCTYPE html><html><head><title></title></head><body>{body}</body></html>");
+    copy_of(page, &text, &html, "#single")
+}
+
+/// A copy of `page` as `html`, whose blocks are all content and whose gold text is `gold`.
+fn copy_of(page: &LabeledPage, gold: &str, html: &str, suffix: &str) -> Option<LabeledPage> {
     let analysis = crate::analyze(html.as_bytes(), SegmentLimits::default()).ok()?;
     if analysis.page.blocks.is_empty() {
         return None;
@@ -107,7 +140,7 @@ pub fn clean_copy(page: &LabeledPage) -> Option<LabeledPage> {
     let tokens = ClassTokens::of_page(&analysis.page);
     let texts: Vec<String> = analysis.page.blocks.into_iter().map(|b| b.text).collect();
     Some(LabeledPage {
-        id: format!("{}#clean", page.id),
+        id: format!("{}{suffix}", page.id),
         group: page.group.clone(),
         page_type: page.page_type.clone(),
         gold: Some(gold.to_string()),
@@ -488,5 +521,45 @@ mod tests {
             ..page
         };
         assert!(clean_copy(&empty).is_none());
+    }
+
+    #[test]
+    fn a_single_block_copy_is_the_opening_in_one_element() {
+        let words = |n: usize, w: &str| vec![w; n].join(" ");
+        let gold = format!(
+            "Title\n\n{}\n{}\n{}",
+            words(60, "one"),
+            words(50, "two"),
+            "three"
+        );
+        let page = LabeledPage {
+            id: "p2".into(),
+            group: "example.com".into(),
+            page_type: None,
+            gold: Some(gold),
+            texts: vec![],
+            features: FeatureMatrix::default(),
+            tokens: ClassTokens::default(),
+            labels: vec![],
+            coverage: vec![],
+        };
+        // Lines are taken until 100 words: the third line is left out.
+        let opening = format!("Title {} {}", words(60, "one"), words(50, "two"));
+        for variant in 0..4 {
+            let copy = single_block_copy(&page, variant).unwrap();
+            assert_eq!(copy.id, "p2#single");
+            assert_eq!(copy.texts, [opening.as_str()], "variant {variant}");
+            assert_eq!(copy.labels, [true]);
+            assert_eq!(copy.gold.as_deref(), Some(opening.as_str()));
+        }
+        // Each variant is its own element: the block's tag context differs.
+        let rows: Vec<Vec<f32>> = (0..4)
+            .map(|v| single_block_copy(&page, v).unwrap().features.data)
+            .collect();
+        for i in 0..4 {
+            for j in i + 1..4 {
+                assert_ne!(rows[i], rows[j], "variants {i} and {j}");
+            }
+        }
     }
 }

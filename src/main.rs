@@ -117,8 +117,8 @@ struct TrainArgs {
     /// Share of a block's words that must align with the gold text for it to be content.
     #[arg(long)]
     min_aligned: Option<f32>,
-    /// Share of the pages also trained on as a clean copy: their gold text alone as a plain
-    /// page, every block content.
+    /// Share of the pages also trained on as clean copies: their gold text alone as a plain
+    /// page, and its opening as a page of one block, every block content.
     #[arg(long)]
     clean_copies: Option<f64>,
     /// Cross-validate only; do not train or write the final model (the report, which

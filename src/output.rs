@@ -121,14 +121,13 @@ pub enum Format {
     Html,
 }
 
-/// The title and the main text.
+/// The title and the main text, a blank line between them when there are both.
 pub fn to_text(e: &Extraction) -> String {
-    let mut out = String::new();
-    if !e.title.is_empty() {
-        out.push_str(&e.title);
-        out.push_str("\n\n");
-    }
-    out.push_str(&e.text);
+    let mut out = [e.title.as_str(), e.text.as_str()]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
     out.push('\n');
     out
 }

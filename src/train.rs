@@ -98,9 +98,10 @@ pub enum Weighting {
 pub struct LabelRecipe {
     /// A block is content when at least this share of its words align with the gold text.
     pub min_aligned: f32,
-    /// Share of the pages with gold text that are also trained on as a clean copy: their gold
-    /// text alone as a plain page, all content ([`crate::annotate::clean_copy`]). Copies only
-    /// ever train; cross-validation scores the real pages.
+    /// Share of the pages with gold text that are also trained on as two clean copies, all
+    /// content: their gold text alone as a plain page ([`crate::annotate::clean_copy`]), and
+    /// its opening as a page of one block ([`crate::annotate::single_block_copy`]). Copies
+    /// only ever train; cross-validation scores the real pages.
     pub clean_copies: f64,
 }
 
@@ -248,14 +249,21 @@ pub fn assign_folds(groups: &[&str], folds: usize) -> Vec<usize> {
 }
 
 /// The clean copies of a share of the pages (picked by a hash of the page id, so the same pages
-/// every run), each with the index of its page.
+/// every run), each with the index of its page: a plain page of the gold text, and one of its
+/// opening as a single block in an element that the rest of the same hash picks.
 fn clean_copies(pages: &[LabeledPage], share: f64) -> Vec<(usize, LabeledPage)> {
     let cut = (share * 10_000.0).round() as u64;
     pages
         .par_iter()
         .enumerate()
         .filter(|(_, p)| fnv(&p.id) % 10_000 < cut)
-        .filter_map(|(i, p)| crate::annotate::clean_copy(p).map(|c| (i, c)))
+        .flat_map_iter(|(i, p)| {
+            let single = crate::annotate::single_block_copy(p, fnv(&p.id) / 10_000);
+            crate::annotate::clean_copy(p)
+                .into_iter()
+                .chain(single)
+                .map(move |c| (i, c))
+        })
         .collect()
 }
 
@@ -643,7 +651,7 @@ pub fn report_markdown(r: &ReportInputs) -> String {
     if !copies.is_empty() {
         let _ = writeln!(
             s,
-            "Clean copies (`labels.clean_copies`): {} pages also trained on as their gold text alone, {} blocks, all content; cross-validation scores the real pages only.\n",
+            "Clean copies (`labels.clean_copies`): {} pages also trained on as their gold text alone (each line a paragraph of a plain page, or the opening as a single block), {} blocks, all content; cross-validation scores the real pages only.\n",
             copies.len(),
             copies.iter().map(|(_, c)| c.labels.len()).sum::<usize>()
         );

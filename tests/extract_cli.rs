@@ -65,16 +65,25 @@ fn text_format_keeps_the_article_and_drops_the_chrome() {
 fn a_page_that_is_all_main_text_keeps_it() {
     // No menu, no footer, no classes: a bare page of prose (a feed item, a page already
     // cleaned) is content whole, not an empty shell.
-    let one = "<html><head><title>Note</title></head><body><p>The committee met on Tuesday \
-               and agreed to publish its findings next month. Members asked for more time to \
-               read the evidence.</p></body></html>";
-    let out = textsift(&["extract", "-"], Some(one.as_bytes()));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        stdout(&out),
-        "Note\n\nThe committee met on Tuesday and agreed to publish its findings next month. \
-         Members asked for more time to read the evidence.\n"
-    );
+    let text = "The committee met on Tuesday and agreed to publish its findings next month. \
+                Members asked for more time to read the evidence.";
+    // However the fragment is wrapped: a paragraph, a div, an article, or no element at all.
+    for wrapped in [
+        format!("<p>{text}</p>"),
+        format!("<div>{text}</div>"),
+        format!("<article>{text}</article>"),
+        text.to_string(),
+    ] {
+        let one = format!("<html><head><title>Note</title></head><body>{wrapped}</body></html>");
+        let out = textsift(&["extract", "-"], Some(one.as_bytes()));
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stdout(&out), format!("Note\n\n{text}\n"), "{wrapped}");
+    }
+    // An empty shell still gives no text.
+    let shell = "<html><head><title>App</title></head><body><noscript>You need to enable \
+                 JavaScript to run this app.</noscript><div id=root></div></body></html>";
+    let out = textsift(&["extract", "-"], Some(shell.as_bytes()));
+    assert_eq!(stdout(&out), "App\n");
 }
 
 #[test]
