@@ -39,7 +39,8 @@ fn meta_charset_regex() -> &'static Regex {
 
 /// Decode raw page bytes (already decompressed) to text.
 ///
-/// Refuses empty input and bytes that are clearly not text (images, PDFs, archives, NUL-heavy data).
+/// Refuses empty input, bytes that are clearly not text (images, PDFs, archives, NUL-heavy data)
+/// and XML documents that are not XHTML (feeds, sitemaps, SVG images).
 pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>> {
     decode_declared(bytes, None)
 }
@@ -50,6 +51,9 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>> {
 pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<Decoded<'a>> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(Error::Empty);
+    }
+    if let Some(kind) = xml_kind(bytes) {
+        return Err(Error::NotHtml(kind));
     }
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         return Ok(finish(enc, &bytes[bom_len..]));
@@ -106,6 +110,52 @@ fn finish<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
         encoding: enc.name(),
         had_errors,
     }
+}
+
+/// An XML document that is not XHTML (a feed, a sitemap, an SVG image): what it is, from its
+/// root element. A feed read as HTML runs its entries' links and escaped markup together into
+/// one block of text, which is not a page's main content. An XML declaration makes any root
+/// but `html` count; without one, only the roots of feeds and sitemaps do.
+fn xml_kind(bytes: &[u8]) -> Option<String> {
+    let mut rest = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let declared = rest.trim_ascii_start().starts_with(b"<?xml");
+    // The prolog: declarations, processing instructions, comments, a doctype; at most a few
+    // kilobytes of them are read.
+    for _ in 0..32 {
+        rest = rest.trim_ascii_start();
+        let close: &[u8] = if rest.starts_with(b"<?") {
+            b"?>"
+        } else if rest.starts_with(b"<!--") {
+            b"-->"
+        } else if rest.starts_with(b"<!") {
+            if rest.len() >= 14 && rest[2..14].eq_ignore_ascii_case(b"DOCTYPE html") {
+                return None;
+            }
+            b">"
+        } else {
+            break;
+        };
+        let window = &rest[..rest.len().min(4096)];
+        let end = window.windows(close.len()).position(|w| w == close)?;
+        rest = &rest[end + close.len()..];
+    }
+    let name: Vec<u8> = rest
+        .strip_prefix(b"<")?
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b':' | b'_' | b'-' | b'.'))
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    let local = name.rsplit(|&b| b == b':').next().unwrap_or(&name);
+    let kind = match local {
+        b"html" | b"" => return None,
+        b"rss" | b"rdf" => "RSS feed",
+        b"feed" => "Atom feed",
+        b"urlset" | b"sitemapindex" => "XML sitemap",
+        _ if !declared => return None,
+        b"svg" => "SVG image",
+        _ => return Some(format!("XML document <{}>", String::from_utf8_lossy(&name))),
+    };
+    Some(kind.to_string())
 }
 
 /// UTF-16 without a BOM shows as NULs in every other byte of ASCII-range text.
@@ -270,6 +320,40 @@ mod tests {
         assert!(matches!(decode(png), Err(Error::NotHtml(k)) if k == "PNG image"));
         let noise: Vec<u8> = (0..4000u32).map(|i| (i * 7 % 13) as u8).collect();
         assert!(matches!(decode(&noise), Err(Error::NotHtml(_))));
+    }
+
+    #[test]
+    fn refuses_feeds_sitemaps_and_other_xml_but_not_xhtml() {
+        let kind = |b: &[u8]| match decode(b) {
+            Err(Error::NotHtml(k)) => Some(k),
+            _ => None,
+        };
+        let rss = b"<?xml version=\"1.0\"?>\n<?xml-stylesheet href=\"a.xsl\"?>\n<!-- feed -->\n\
+                    <rss version=\"2.0\"><channel><title>T</title></channel></rss>";
+        assert_eq!(kind(rss).as_deref(), Some("RSS feed"));
+        let atom =
+            b"\xef\xbb\xbf<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>T</title></feed>";
+        assert_eq!(kind(atom).as_deref(), Some("Atom feed"));
+        assert_eq!(
+            kind(b"<rdf:RDF><channel/></rdf:RDF>").as_deref(),
+            Some("RSS feed")
+        );
+        let sitemap = b"<?xml version=\"1.0\"?><urlset><url><loc>a</loc></url></urlset>";
+        assert_eq!(kind(sitemap).as_deref(), Some("XML sitemap"));
+        let svg = b"<?xml version=\"1.0\"?><!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \
+                    \"x.dtd\"><svg><text>Hi</text></svg>";
+        assert_eq!(kind(svg).as_deref(), Some("SVG image"));
+        let other = b"<?xml version=\"1.0\"?><catalog><book>B</book></catalog>";
+        assert_eq!(kind(other).as_deref(), Some("XML document <catalog>"));
+        // XHTML, and HTML that merely mentions these words, are pages.
+        let xhtml = b"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE html PUBLIC \
+                      \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"x.dtd\">\n<html><p>Hi</p></html>";
+        assert!(decode(xhtml).is_ok());
+        let prefixed = b"<?xml version=\"1.0\"?><h:html xmlns:h=\"x\"><h:p>Hi</h:p></h:html>";
+        assert!(decode(prefixed).is_ok());
+        assert!(decode(b"<!-- c --><div><p>rss feed</p></div>").is_ok());
+        assert!(decode(b"<svg><text>inline, no declaration</text></svg><p>Hi</p>").is_ok());
+        assert!(decode(b"Plain text, no markup.").is_ok());
     }
 
     #[test]
