@@ -63,22 +63,17 @@ pub fn expand(inputs: &[String]) -> Vec<(String, Option<PathBuf>)> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<(String, Option<PathBuf>)>) {
-    // Iterative, so that a deep tree of directories cannot overflow the stack.
+    // walkdir is iterative (a deep tree cannot overflow the stack) and follows links to
+    // directories without walking into a loop: a link back to an ancestor is passed over, as
+    // its pages are already on the way.
     let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        match std::fs::read_dir(&d) {
-            Ok(rd) => {
-                for p in rd.filter_map(|e| e.ok().map(|e| e.path())) {
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else {
-                        found.push(p);
-                    }
-                }
-            }
+    for entry in walkdir::WalkDir::new(dir).follow_links(true) {
+        match entry {
+            Ok(e) if e.file_type().is_dir() => {}
+            Ok(e) => found.push(e.into_path()),
+            Err(e) if e.loop_ancestor().is_some() => {}
             // Reported when read, as an error item of its own.
-            Err(_) => found.push(d),
+            Err(e) => found.extend(e.path().map(Path::to_path_buf)),
         }
     }
     found.sort();

@@ -811,6 +811,29 @@ fn warc_records_with_lying_lengths() {
 }
 
 #[test]
+fn links_to_directories_are_followed_but_not_round_a_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(dir.path().join("a.html"), ARTICLE).unwrap();
+    std::fs::write(sub.join("b.html"), ARTICLE).unwrap();
+    // A link back to the top: walked into, it repeats the whole tree at every level until
+    // the system's limit on links (and two such links would give 2^40 paths).
+    std::os::unix::fs::symlink(dir.path(), sub.join("up")).unwrap();
+    // A link to a directory outside the tree is followed.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("c.html"), ARTICLE).unwrap();
+    std::os::unix::fs::symlink(other.path(), dir.path().join("more")).unwrap();
+
+    let root = dir.path().display().to_string();
+    let found: Vec<String> = input::expand(std::slice::from_ref(&root))
+        .into_iter()
+        .map(|(source, _)| source[root.len()..].to_string())
+        .collect();
+    assert_eq!(found, ["/a.html", "/more/c.html", "/sub/b.html"]);
+}
+
+#[test]
 fn unreadable_entries_in_a_directory() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.html"), ARTICLE).unwrap();
