@@ -200,9 +200,18 @@ fn binary_kind(bytes: &[u8]) -> Option<String> {
         (b"\x1f\x8b", "gzip data"),
         (b"RIFF", "RIFF media"),
         (b"\x7fELF", "executable"),
-        (b"BZh", "bzip2 data"),
-        (b"\xfd7zXZ", "xz data"),
-        (b"(\xb5/\xfd", "zstd data"),
+        (
+            b"BZh",
+            "bzip2 data (only gzip is decompressed: pipe it through `bzip2 -dc`)",
+        ),
+        (
+            b"\xfd7zXZ",
+            "xz data (only gzip is decompressed: pipe it through `xz -dc`)",
+        ),
+        (
+            b"(\xb5/\xfd",
+            "zstd data (only gzip is decompressed: pipe it through `zstd -dc`)",
+        ),
         (b"OggS", "Ogg media"),
         (b"wOFF", "web font"),
         (b"wOF2", "web font"),
@@ -318,6 +327,9 @@ mod tests {
         assert!(matches!(decode(b" \n\t "), Err(Error::Empty)));
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
         assert!(matches!(decode(png), Err(Error::NotHtml(k)) if k == "PNG image"));
+        // Compressions other than gzip say how to read them.
+        let zst = b"(\xb5/\xfd\x24\x05\x29\x00\x00<p>x</p>";
+        assert!(matches!(decode(zst), Err(Error::NotHtml(k)) if k.contains("`zstd -dc`")));
         let noise: Vec<u8> = (0..4000u32).map(|i| (i * 7 % 13) as u8).collect();
         assert!(matches!(decode(&noise), Err(Error::NotHtml(_))));
     }
