@@ -439,11 +439,20 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
         .format
         .unwrap_or(if single { Format::Text } else { Format::Jsonl });
     let with_blocks = args.blocks;
+    // Several pages as text or Markdown: a line names each one, as `head` does with several
+    // files, so that one page's text does not run into the next one's title.
+    let named = |source: &str, page: String| {
+        if single {
+            page
+        } else {
+            format!("==> {source} <==\n{}\n\n", page.trim_end())
+        }
+    };
     run_batch(&args.input, |source, bytes, charset| {
         let e = ex.extract_declared(bytes, charset)?;
         Ok(match format {
-            Format::Text => textsift::output::to_text(&e),
-            Format::Markdown => textsift::output::to_markdown(&e),
+            Format::Text => named(source, textsift::output::to_text(&e)),
+            Format::Markdown => named(source, textsift::output::to_markdown(&e)),
             Format::Html => textsift::output::to_html(source, &e),
             Format::Json => {
                 let v = textsift::output::to_json(source, &e, with_blocks);

@@ -62,6 +62,34 @@ fn text_format_keeps_the_article_and_drops_the_chrome() {
 }
 
 #[test]
+fn several_pages_as_text_are_each_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.html"), dir.path().join("b.html"));
+    std::fs::write(&a, article(1)).unwrap();
+    std::fs::write(&b, article(2)).unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    for format in ["text", "markdown"] {
+        let out = textsift(&["extract", "--format", format, a, b], None);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        // Each page after a line naming it, a blank line after each page.
+        let first = format!("==> {a} <==\n");
+        let second = format!("\n\n==> {b} <==\n");
+        assert!(text.starts_with(&first), "{text}");
+        let at = text.find(&second).expect("second page named");
+        assert!(text[..at].contains("Paragraph 5 of story 1"), "{text}");
+        assert!(text[at..].contains("Paragraph 5 of story 2"), "{text}");
+        assert!(
+            text.ends_with("cost.\n\n") && !text.ends_with("\n\n\n"),
+            "{text}"
+        );
+    }
+    // One page: no name line.
+    let one = stdout(&textsift(&["extract", "--format", "text", a], None));
+    assert!(one.starts_with("Story 1 & more\n"), "{one}");
+}
+
+#[test]
 fn a_page_that_is_all_main_text_keeps_it() {
     // No menu, no footer, no classes: a bare page of prose (a feed item, a page already
     // cleaned) is content whole, not an empty shell.
