@@ -254,6 +254,18 @@ fn gzip_head(raw: &[u8]) -> Vec<u8> {
     head
 }
 
+/// What a failed read of an input stream means: a gzip stream that was cut short or corrupt
+/// (the decoder's errors), or else `other`.
+fn stream_error(e: std::io::Error, other: impl FnOnce(std::io::Error) -> Error) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Error::Gzip("truncated gzip stream".into()),
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
+            Error::Gzip(e.to_string())
+        }
+        _ => other(e),
+    }
+}
+
 /// Every page of one input, lazily: a WARC file (its `response` records, recognised by the
 /// `WARC/` header), a JSON Lines file of `{"id", "html"}` records (recognised by a leading
 /// `{`; a record without `id` is named by its `url`, else by file and line), or a single page. Pages are read one at a time, so a large WARC file streams.
@@ -282,12 +294,7 @@ pub fn pages(
         Container::Page => {}
     }
     let bytes = read_limited(stream, max_bytes).map_err(|e| match e {
-        Error::Io { source: io, .. } if io.kind() == std::io::ErrorKind::UnexpectedEof => {
-            Error::Gzip("truncated gzip stream".into())
-        }
-        Error::Io { source: io, .. } if io.kind() == std::io::ErrorKind::InvalidInput => {
-            Error::Gzip(io.to_string())
-        }
+        Error::Io { source: io, path } => stream_error(io, |source| Error::Io { path, source }),
         Error::TooLarge(_) if gzipped => too_many_bytes(max_bytes, " after gunzip"),
         other => other,
     });
@@ -388,13 +395,9 @@ fn jsonl_pages(
             }
             Err(e) => {
                 done = true;
-                let bytes = Err(match e.kind() {
-                    std::io::ErrorKind::UnexpectedEof => Error::Gzip("truncated gzip stream".into()),
-                    std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
-                        Error::Gzip(e.to_string())
-                    }
-                    _ => Error::Record(format!("unreadable line: {e}")),
-                });
+                let bytes = Err(stream_error(e, |e| {
+                    Error::Record(format!("unreadable line: {e}"))
+                }));
                 return Some(Item::new(place, bytes));
             }
         };
@@ -436,13 +439,7 @@ const HTTP_HEADER_ALLOWANCE: u64 = 1 << 20;
 /// One WARC record's header: (type, target URI, content length).
 fn warc_header(r: &mut dyn BufRead) -> Result<Option<(String, Option<String>, u64)>> {
     let bad = |m: String| Error::Record(format!("bad WARC record: {m}"));
-    let io = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => Error::Gzip("truncated gzip stream".into()),
-        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
-            Error::Gzip(e.to_string())
-        }
-        _ => bad(e.to_string()),
-    };
+    let io = |e: std::io::Error| stream_error(e, |e| bad(e.to_string()));
     // Records end with two line breaks; tolerate more.
     loop {
         let buf = r.fill_buf().map_err(io)?;
