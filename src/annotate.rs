@@ -110,14 +110,16 @@ pub fn clean_copy(page: &LabeledPage) -> Option<LabeledPage> {
 pub fn single_block_copy(page: &LabeledPage, variant: u64) -> Option<LabeledPage> {
     let gold = page.gold.as_deref()?;
     let mut text = String::new();
+    let mut words = 0;
     for line in gold.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        if text.split_whitespace().count() >= 100 {
+        if words >= 100 {
             break;
         }
         if !text.is_empty() {
             text.push(' ');
         }
         text.push_str(line);
+        words += line.split_whitespace().count();
     }
     let body = crate::output::escape(&text);
     let body = match variant % 4 {

@@ -53,8 +53,8 @@ impl Default for Limits {
     }
 }
 
-/// One block of an extraction.
-#[derive(Debug, Clone, PartialEq)]
+/// One block of an extraction (a `blocks` entry of `extract --format json`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ExtractedBlock {
     /// Position in the page.
     pub index: usize,

@@ -8,7 +8,7 @@ use crate::blocks::{ctx, Block, Page};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 /// One feature of the schema.
 #[derive(Debug, Clone, Copy)]
@@ -251,7 +251,7 @@ impl TextStats {
         if t.digits * 2 > t.alnum {
             self.digit_words += 1;
         }
-        if token.ends_with(['.', '!', '?', '…', '。', '！', '？', '។', '៕', '။']) {
+        if token.ends_with(|c| matches!(c, '.' | '…') || SPACELESS_STOPS.contains(&c)) {
             self.sentences += 1;
         }
     }
@@ -453,9 +453,14 @@ fn spaceless(c: char) -> Spaceless {
     }
 }
 
-/// Sentence ends of the scripts without spaces: CJK full stop, exclamation and question marks,
-/// Khmer khan and bariyoosan, Myanmar section mark.
-const SPACELESS_STOPS: [&str; 8] = ["。", "！", "？", "!", "?", "។", "៕", "။"];
+/// Marks that end a sentence wherever they stand, even between two words of a script without
+/// spaces: CJK full stop, exclamation and question marks, Khmer khan and bariyoosan, Myanmar
+/// section mark. (A `.` or `…` there is more often a number's or an abbreviation's.)
+const SPACELESS_STOPS: [char; 8] = ['。', '！', '？', '!', '?', '។', '៕', '။'];
+
+/// The dictionary word segmenter, built once: its data is compiled into the binary.
+static DICTIONARY_WORDS: LazyLock<icu_segmenter::WordSegmenterBorrowed<'static>> =
+    LazyLock::new(|| icu_segmenter::WordSegmenter::new_dictionary(Default::default()));
 
 /// Count a whitespace token that holds text of a script without spaces by its words, each
 /// as wide as it is displayed, so that a paragraph of Chinese, Japanese or Thai has as many
@@ -478,14 +483,15 @@ fn spaceless_token(
         let anchored = is_word && in_anchor(spans, start + at);
         s.add_word(&t, piece, anchored);
         if !is_word {
-            s.sentences += u32::from(SPACELESS_STOPS.contains(&piece));
+            let mut chars = piece.chars();
+            let stop = matches!((chars.next(), chars.next()), (Some(c), None) if SPACELESS_STOPS.contains(&c));
+            s.sentences += u32::from(stop);
         }
         wrap.push(piece.width() as i64, is_word, k > 0);
     };
     if script == Spaceless::Dictionary {
-        let segmenter = icu_segmenter::WordSegmenter::new_dictionary(Default::default());
         let mut from = 0;
-        for (k, to) in segmenter.segment_str(token).skip(1).enumerate() {
+        for (k, to) in DICTIONARY_WORDS.segment_str(token).skip(1).enumerate() {
             piece(k, from, &token[from..to]);
             from = to;
         }

@@ -191,33 +191,31 @@ fn is_utf8_prefix(bytes: &[u8]) -> bool {
 
 /// Name the kind of binary data, if the bytes are not text.
 fn binary_kind(bytes: &[u8]) -> Option<String> {
-    const MAGIC: &[(&[u8], &str)] = &[
-        (b"\x89PNG", "PNG image"),
-        (b"%PDF", "PDF document"),
-        (b"\xff\xd8\xff", "JPEG image"),
-        (b"GIF8", "GIF image"),
-        (b"PK\x03\x04", "ZIP archive"),
-        (b"\x1f\x8b", "gzip data"),
-        (b"RIFF", "RIFF media"),
-        (b"\x7fELF", "executable"),
-        (
-            b"BZh",
-            "bzip2 data (only gzip is decompressed: pipe it through `bzip2 -dc`)",
-        ),
-        (
-            b"\xfd7zXZ",
-            "xz data (only gzip is decompressed: pipe it through `xz -dc`)",
-        ),
-        (
-            b"(\xb5/\xfd",
-            "zstd data (only gzip is decompressed: pipe it through `zstd -dc`)",
-        ),
-        (b"OggS", "Ogg media"),
-        (b"wOFF", "web font"),
-        (b"wOF2", "web font"),
+    // Magic bytes, what they start, and for compressions other than gzip the tool that
+    // decompresses them.
+    const MAGIC: &[(&[u8], &str, Option<&str>)] = &[
+        (b"\x89PNG", "PNG image", None),
+        (b"%PDF", "PDF document", None),
+        (b"\xff\xd8\xff", "JPEG image", None),
+        (b"GIF8", "GIF image", None),
+        (b"PK\x03\x04", "ZIP archive", None),
+        (b"\x1f\x8b", "gzip data", None),
+        (b"RIFF", "RIFF media", None),
+        (b"\x7fELF", "executable", None),
+        (b"BZh", "bzip2 data", Some("bzip2")),
+        (b"\xfd7zXZ", "xz data", Some("xz")),
+        (b"(\xb5/\xfd", "zstd data", Some("zstd")),
+        (b"OggS", "Ogg media", None),
+        (b"wOFF", "web font", None),
+        (b"wOF2", "web font", None),
     ];
-    if let Some((_, name)) = MAGIC.iter().find(|(m, _)| bytes.starts_with(m)) {
-        return Some((*name).to_string());
+    if let Some((_, name, tool)) = MAGIC.iter().find(|(m, _, _)| bytes.starts_with(m)) {
+        return Some(match tool {
+            Some(tool) => {
+                format!("{name} (only gzip is decompressed: pipe it through `{tool} -dc`)")
+            }
+            None => (*name).to_string(),
+        });
     }
     let sample = &bytes[..bytes.len().min(8192)];
     // C0 control bytes that text does not use: not TAB, LF, VT, FF, CR, nor ESC (ISO-2022).

@@ -182,22 +182,7 @@ pub struct PageRecord<'a> {
     pub text: &'a str,
     /// Every block, only when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub blocks: Option<Vec<BlockOut<'a>>>,
-}
-
-/// A block inside a [`PageRecord`].
-#[derive(Debug, Serialize)]
-pub struct BlockOut<'a> {
-    /// Position in the page.
-    pub index: usize,
-    /// Tag of the nearest block-level element.
-    pub tag: &'a str,
-    /// The text.
-    pub text: &'a str,
-    /// The decoder's decision.
-    pub label: Label,
-    /// The model's content score.
-    pub score: f32,
+    pub blocks: Option<&'a [ExtractedBlock]>,
 }
 
 /// One page as a record: source, title, text, and the blocks when `with_blocks`.
@@ -206,18 +191,7 @@ pub fn to_json<'a>(source: &'a str, e: &'a Extraction, with_blocks: bool) -> Pag
         source,
         title: &e.title,
         text: &e.text,
-        blocks: with_blocks.then(|| {
-            e.blocks
-                .iter()
-                .map(|b| BlockOut {
-                    index: b.index,
-                    tag: &b.tag,
-                    text: &b.text,
-                    label: b.label,
-                    score: b.score,
-                })
-                .collect()
-        }),
+        blocks: with_blocks.then_some(e.blocks.as_slice()),
     }
 }
 
