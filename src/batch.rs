@@ -7,8 +7,12 @@ use rayon::prelude::*;
 /// that a window of big pages stays within memory.
 const WINDOW_PER_THREAD: usize = 16;
 
-/// Apply `work` to every item on `threads` threads (0 = all cores) and hand the results to
-/// `sink` in input order. Stops early, returning the sink's error, when the sink fails.
+/// Most worker threads a run starts; a larger count is cut to it. Past it, starting the
+/// threads can exhaust the process's memory maps and abort instead of failing.
+pub const MAX_THREADS: usize = 1024;
+
+/// Apply `work` to every item on `threads` threads (0 = all cores, at most [`MAX_THREADS`])
+/// and hand the results to `sink` in input order. Stops early, returning the sink's error, when the sink fails.
 pub fn run_ordered<I, T, E>(
     items: impl IntoIterator<Item = I>,
     threads: usize,
@@ -20,7 +24,7 @@ where
     T: Send,
 {
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(threads.min(MAX_THREADS))
         .build()
         .ok();
     let n_threads = pool
@@ -68,6 +72,23 @@ mod tests {
             .unwrap();
             assert_eq!(out, (0..500).map(|i| i * 2).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn a_huge_thread_count_is_cut_not_fatal() {
+        // Starting this many threads would abort the process; the count is cut to the cap.
+        let mut out = Vec::new();
+        run_ordered(
+            0..50u32,
+            1_000_000,
+            |i| i + 1,
+            |r| {
+                out.push(r);
+                Ok::<_, ()>(())
+            },
+        )
+        .unwrap();
+        assert_eq!(out, (1..=50).collect::<Vec<_>>());
     }
 
     #[test]

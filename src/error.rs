@@ -13,6 +13,14 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The path that failed.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
     /// A gzip stream was corrupt or cut short.
     #[error("bad gzip data: {0}")]
     Gzip(String),

@@ -130,7 +130,7 @@ struct TrainArgs {
     #[arg(long)]
     oof: Option<PathBuf>,
     /// Worker threads (0: all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
 }
 
@@ -164,9 +164,9 @@ const BLOCKS_EXAMPLE: &str = r#"Example:
 Edit "label" by hand where it is wrong and give the file to `textsift train --data FILE`.
 
 Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
-records), directories (walked in sorted order) or - for standard input. A page that cannot be
-read is reported on stderr and skipped; the exit code is 1 when any page failed, 2 on a usage
-error."#;
+records), directories (walked in sorted order) or - for standard input (also read when no
+input is named and pages are piped in). A page that cannot be read is reported on stderr and
+skipped; the exit code is 1 when any page failed, 2 on a usage error."#;
 
 const EXTRACT_EXAMPLE: &str = r#"Examples:
   $ textsift extract page.html                       # title and main text
@@ -176,18 +176,19 @@ const EXTRACT_EXAMPLE: &str = r#"Examples:
   {"source":"https://example.com/a","title":"...","text":"..."}
 
 Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
-records), directories (walked in sorted order) or - for standard input. Output order is input
-order, the same for any --threads. A page that cannot be read is reported on stderr with its
-source and skipped; a summary line ends a batch. Exit code: 0 when every page was extracted, 1
-when any failed (or the model could not be loaded), 2 on a usage error."#;
+records), directories (walked in sorted order) or - for standard input (also read when no
+input is named and pages are piped in). Output order is input order, the same for any
+--threads. A page that cannot be read is reported on stderr with its source and skipped; a
+summary line ends a batch. Exit code: 0 when every page was extracted, 1 when any failed (or
+the model could not be loaded), 2 on a usage error."#;
 
 #[derive(Args)]
 struct InputArgs {
-    /// Files, directories or - (standard input).
-    #[arg(required = true, value_name = "INPUT")]
+    /// Files, directories or - (standard input, also read when no input is named).
+    #[arg(value_name = "INPUT")]
     inputs: Vec<String>,
     /// Worker threads (0: all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
     /// Largest page accepted, in bytes, before and after gunzip; a larger page is refused.
     #[arg(long, default_value_t = input::DEFAULT_MAX_BYTES)]
@@ -231,7 +232,8 @@ struct ExtractArgs {
     /// jsonl for several inputs, a directory, a WARC or a JSON Lines file).
     #[arg(long, value_enum)]
     format: Option<Format>,
-    /// Include every block with its label and score (json and jsonl).
+    /// Include every block with its label and score (json and jsonl; the default format is
+    /// then json for one page).
     #[arg(long)]
     blocks: bool,
 }
@@ -254,10 +256,48 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("textsift: {e:#}");
+            // The library's errors already name their cause; `{:#}` would print it twice.
+            match e.downcast_ref::<Error>() {
+                Some(lib) => eprintln!("textsift: {lib}"),
+                None => eprintln!("textsift: {e:#}"),
+            }
             ExitCode::FAILURE
         }
     }
+}
+
+/// A `--threads` value: 0 (all cores) up to [`textsift::batch::MAX_THREADS`].
+fn parse_threads(s: &str) -> Result<usize, String> {
+    let max = textsift::batch::MAX_THREADS;
+    match s.parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("expected a number from 0 (all cores) to {max}")),
+    }
+}
+
+/// The inputs as named, or standard input when none is named and pages are piped in. With
+/// nothing named and a terminal for input, the command would wait for pages typed by hand, so
+/// that is a usage error (exit code 2).
+fn inputs_or_stdin(inputs: &mut Vec<String>, command: &str) {
+    if !inputs.is_empty() {
+        return;
+    }
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        usage_error(
+            command,
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "no INPUT: name files, directories or - (standard input), or pipe pages in",
+        );
+    }
+    inputs.push("-".to_string());
+}
+
+/// A usage error found after parsing: clap's message and usage line, exit code 2.
+fn usage_error(command: &str, kind: clap::error::ErrorKind, message: &str) -> ! {
+    let mut cli = <Cli as clap::CommandFactory>::command();
+    cli.build(); // gives the subcommand its full name for the usage line
+    let sub = cli.find_subcommand_mut(command).map(|c| c.clone());
+    sub.unwrap_or(cli).error(kind, message).exit()
 }
 
 /// Write to stdout, returning its error rather than panicking as `print!` does, so that a
@@ -401,7 +441,8 @@ fn run_batch(
     Ok(tally.finish())
 }
 
-fn blocks(args: BlocksArgs) -> anyhow::Result<ExitCode> {
+fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
+    inputs_or_stdin(&mut args.input.inputs, "blocks");
     let ex = extractor(&args.model, args.input.max_bytes)?;
     run_batch(&args.input, |source, bytes, charset| {
         let (e, mut classes) = ex.extract_with_classes(bytes, charset)?;
@@ -424,7 +465,8 @@ fn blocks(args: BlocksArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
+fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
+    inputs_or_stdin(&mut args.input.inputs, "extract");
     let ex = extractor(&args.model, args.input.max_bytes)?;
     // Text for one page; several inputs, a directory, a WARC or a JSON Lines file (or standard
     // input holding one) hold several pages, whose texts would run together.
@@ -435,9 +477,19 @@ fn extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
         }
         _ => false,
     };
-    let format = args
-        .format
-        .unwrap_or(if single { Format::Text } else { Format::Jsonl });
+    // Blocks are asked for as records: JSON for one page, as for several.
+    let format = args.format.unwrap_or(match (single, args.blocks) {
+        (true, false) => Format::Text,
+        (true, true) => Format::Json,
+        (false, _) => Format::Jsonl,
+    });
+    if args.blocks && !matches!(format, Format::Json | Format::Jsonl) {
+        usage_error(
+            "extract",
+            clap::error::ErrorKind::ArgumentConflict,
+            "--blocks needs --format json or jsonl (the html view shows every block already)",
+        );
+    }
     let with_blocks = args.blocks;
     // Several pages as text or Markdown: a line names each one, as `head` does with several
     // files, so that one page's text does not run into the next one's title.

@@ -388,10 +388,10 @@ impl Model {
 
     /// Load a model file.
     pub fn load(path: &Path) -> Result<Model> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        // The path is in the message: unlike a page's, a model's error is not reported under
+        // its source.
+        let bytes = std::fs::read(path)
+            .map_err(|e| Error::Model(format!("{}: cannot read: {e}", path.display())))?;
         Model::from_bytes(&bytes).map_err(|e| match e {
             Error::Model(m) => Error::Model(format!("{}: {m}", path.display())),
             other => other,
@@ -451,7 +451,7 @@ impl Model {
     /// Write a model file.
     pub fn save(&self, path: &Path) -> Result<()> {
         let bytes = self.to_bytes()?;
-        std::fs::write(path, bytes).map_err(|source| Error::Io {
+        std::fs::write(path, bytes).map_err(|source| Error::Write {
             path: path.to_path_buf(),
             source,
         })

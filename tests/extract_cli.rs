@@ -166,6 +166,9 @@ fn formats_json_markdown_html() {
         Some(page.as_bytes()),
     );
     let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    // Blocks asked for on one page: the same JSON record without naming the format.
+    let implied = textsift(&["extract", "--blocks", "-"], Some(page.as_bytes()));
+    assert_eq!(stdout(&implied), stdout(&json));
     // Keys in the documented order, so that a reader of the file sees the title first.
     let keys = ["\"source\"", "\"title\"", "\"text\"", "\"blocks\""];
     let at: Vec<usize> = keys
@@ -361,7 +364,24 @@ fn blocks_carry_labels_that_train_reads_back() {
 
 #[test]
 fn usage_and_model_errors() {
-    assert_eq!(textsift(&["extract"], None).status.code(), Some(2));
+    // No input named: the pages piped in are read, as with `-`.
+    let out = textsift(&["extract"], Some(article(3).as_bytes()));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Paragraph 1 of story 3"),
+        "{}",
+        stdout(&out)
+    );
+    for args in [
+        &["extract", "--threads", "100000", "-"][..],
+        &["extract", "--threads", "many", "-"],
+        &["extract", "--blocks", "--format", "text", "-"],
+        &["extract", "--blocks", "--format", "html", "-"],
+    ] {
+        let out = textsift(args, Some(article(3).as_bytes()));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
     assert_eq!(
         textsift(&["extract", "--no-such-flag", "-"], None)
             .status
@@ -390,7 +410,14 @@ fn usage_and_model_errors() {
         Some(b"<p>x</p>"),
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
+    // One line naming the file, the cause said once.
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("textsift: model refused: /no/such/model.tsm: cannot read:"),
+        "{err}"
+    );
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
 
 #[test]
