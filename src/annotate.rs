@@ -33,7 +33,8 @@ pub struct LabeledPage {
     pub group: String,
     /// Page type, when the data has one (WCXB: article, forum, product…).
     pub page_type: Option<String>,
-    /// The gold main text, when the annotation is text (not block labels).
+    /// The gold main text: the annotation's, or for block records the text of the blocks
+    /// labelled content. `None` only for pages built without one.
     pub gold: Option<String>,
     /// Block texts.
     pub texts: Vec<String>,
@@ -423,8 +424,14 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
             )));
         };
         if pages.last().is_none_or(|p| p.id != rec.source) {
+            // A page fetched from the web is grouped by its site, as gold-text pages are.
+            let site = rec
+                .source
+                .contains("://")
+                .then(|| domain_of(&rec.source))
+                .flatten();
             pages.push(LabeledPage {
-                group: rec.source.clone(),
+                group: site.unwrap_or_else(|| rec.source.clone()),
                 id: rec.source.clone(),
                 page_type: None,
                 gold: None,
@@ -447,6 +454,11 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
             "{} has no blocks",
             path.display()
         )));
+    }
+    // The labels define the main text: with it as gold text, cross-validation picks the
+    // threshold and decoder by word F1, as for pages annotated with text.
+    for p in &mut pages {
+        p.gold = Some(content_text(&p.texts, p.labels.iter().copied()));
     }
     Ok(pages)
 }

@@ -141,7 +141,11 @@ fn hand_corrected_block_labels_train_a_model() {
     for copy in 0..3 {
         for (i, b) in a.page.blocks.iter().enumerate() {
             let rec = BlockRecord {
-                source: format!("page{copy}.html"),
+                source: if copy < 2 {
+                    format!("https://www.example.com/story{copy}")
+                } else {
+                    format!("page{copy}.html")
+                },
                 index: i,
                 // A person marked the paragraphs and the heading as content.
                 label: Some(Label::from_bool(matches!(a.page.tag_of(b), "p" | "h1"))),
@@ -157,9 +161,22 @@ fn hand_corrected_block_labels_train_a_model() {
     drop(f);
     let (pages, _) = annotate::load(&path, 0.5, 1 << 20).unwrap();
     assert_eq!(pages.len(), 3);
+    assert!(pages.iter().all(|p| p.labels.len() == a.page.blocks.len()));
+    // The blocks labelled content are the gold text, so that word scores can be measured.
+    let kept: Vec<&str> = a
+        .page
+        .blocks
+        .iter()
+        .filter(|b| matches!(a.page.tag_of(b), "p" | "h1"))
+        .map(|b| b.text.as_str())
+        .collect();
+    assert!(kept.len() >= 2);
     assert!(pages
         .iter()
-        .all(|p| p.gold.is_none() && p.labels.len() == a.page.blocks.len()));
+        .all(|p| p.gold.as_deref() == Some(kept.join("\n").as_str())));
+    // Pages from the web are grouped by site for cross-validation; others stand alone.
+    let groups: Vec<&str> = pages.iter().map(|p| p.group.as_str()).collect();
+    assert_eq!(groups, ["example.com", "example.com", "page2.html"]);
     let mut recipe = small_recipe();
     recipe.model.trees = 3;
     let model = train::train_final(&pages, &recipe, vec![], None, "2026-01-01".into()).unwrap();
