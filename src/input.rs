@@ -266,8 +266,8 @@ fn stream_error(e: std::io::Error, other: impl FnOnce(std::io::Error) -> Error) 
     }
 }
 
-/// Every page of one input, lazily: a WARC file (its `response` records, recognised by the
-/// `WARC/` header), a JSON Lines file of `{"id", "html"}` records (recognised by a leading
+/// Every page of one input, lazily: a WARC file (its `response` records and HTML `resource`
+/// records, recognised by the `WARC/` header), a JSON Lines file of `{"id", "html"}` records (recognised by a leading
 /// `{`; a record without `id` is named by its `url`, else by file and line), or a single
 /// page. Pages are read one at a time, so a large WARC file streams.
 pub fn pages(
@@ -437,8 +437,20 @@ const MAX_WARC_HEADER: u64 = 1 << 20;
 /// Room for the HTTP status line and headers in a response record, beside the page.
 const HTTP_HEADER_ALLOWANCE: u64 = 1 << 20;
 
-/// One WARC record's header: (type, target URI, content length).
-fn warc_header(r: &mut dyn BufRead) -> Result<Option<(String, Option<String>, u64)>> {
+/// What textsift reads of a WARC record's header.
+struct WarcHeader {
+    /// `WARC-Type`: response, resource, request, metadata...
+    kind: String,
+    /// `WARC-Target-URI`.
+    uri: Option<String>,
+    /// `Content-Length` of the record's block.
+    length: u64,
+    /// The record's own `Content-Type` (for a `resource` record, the type of its page).
+    content_type: Option<String>,
+}
+
+/// One WARC record's header.
+fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
     let bad = |m: String| Error::Record(format!("bad WARC record: {m}"));
     let io = |e: std::io::Error| stream_error(e, |e| bad(e.to_string()));
     // Records end with two line breaks; tolerate more.
@@ -483,7 +495,7 @@ fn warc_header(r: &mut dyn BufRead) -> Result<Option<(String, Option<String>, u6
             version.chars().take(40).collect::<String>()
         )));
     }
-    let (mut kind, mut uri, mut length) = (None, None, None);
+    let (mut kind, mut uri, mut length, mut content_type) = (None, None, None, None);
     for line in lines {
         let Some((name, value)) = line.split_once(':') else {
             continue;
@@ -492,6 +504,7 @@ fn warc_header(r: &mut dyn BufRead) -> Result<Option<(String, Option<String>, u6
         match name.trim().to_ascii_lowercase().as_str() {
             "warc-type" => kind = Some(value.to_string()),
             "warc-target-uri" => uri = Some(value.trim_matches(['<', '>']).to_string()),
+            "content-type" => content_type = Some(value.to_string()),
             "content-length" => {
                 length = Some(
                     value
@@ -503,7 +516,12 @@ fn warc_header(r: &mut dyn BufRead) -> Result<Option<(String, Option<String>, u6
         }
     }
     let length = length.ok_or_else(|| bad("no Content-Length".into()))?;
-    Ok(Some((kind.unwrap_or_default(), uri, length)))
+    Ok(Some(WarcHeader {
+        kind: kind.unwrap_or_default(),
+        uri,
+        length,
+        content_type,
+    }))
 }
 
 /// Read `len` bytes, or fail naming how many there were.
@@ -570,14 +588,26 @@ fn warc_pages(
             *failed = true;
             Some(Item::new(place.clone(), Err(e)))
         };
-        let (kind, uri, len) = match warc_header(&mut *stream) {
+        let WarcHeader {
+            kind,
+            uri,
+            length: len,
+            content_type,
+        } = match warc_header(&mut *stream) {
             Ok(None) => return None,
             Ok(Some(h)) => h,
             Err(e) => return fail(&mut failed, e),
         };
         let response = kind.eq_ignore_ascii_case("response");
+        // A `resource` record holds a page without HTTP (as archived by some tools); its own
+        // Content-Type says whether it is one.
+        let resource = kind.eq_ignore_ascii_case("resource")
+            && content_type
+                .as_deref()
+                .is_some_and(|t| html_charset(t).is_some());
+        let wanted = response || resource;
         let too_large = len > max_bytes.saturating_add(HTTP_HEADER_ALLOWANCE);
-        let body = match warc_body(&mut *stream, len, response && !too_large) {
+        let body = match warc_body(&mut *stream, len, wanted && !too_large) {
             Ok(b) => b,
             Err(e) => return fail(&mut failed, e),
         };
@@ -597,7 +627,7 @@ fn warc_pages(
             }
             Err(e) => return fail(&mut failed, Error::Gzip(e.to_string())),
         }
-        if !response {
+        if !wanted {
             continue;
         }
         let source = uri.unwrap_or(place);
@@ -607,13 +637,22 @@ fn warc_pages(
                 Err(too_many_bytes(max_bytes, " in a WARC record")),
             ));
         }
-        let Some(payload) = http_payload(&body) else {
-            continue;
+        let payload = if resource {
+            Payload {
+                charset: content_type.as_deref().and_then(html_charset).flatten(),
+                body: body.into(),
+                encoding: None,
+            }
+        } else {
+            let Some(payload) = http_payload(&body) else {
+                continue;
+            };
+            payload
         };
         let bytes = if payload.body.len() as u64 > max_bytes {
             Err(too_many_bytes(max_bytes, ""))
         } else {
-            gunzip_if_gzip(payload.body.into_owned(), max_bytes)
+            decode_content(payload.body.into_owned(), payload.encoding, max_bytes)
         };
         return Some(Item {
             charset: payload.charset,
@@ -622,17 +661,80 @@ fn warc_pages(
     })
 }
 
-/// The page in a WARC response record and the charset its HTTP `Content-Type` names.
+/// The page in a WARC record, the charset its `Content-Type` names, and the HTTP
+/// `Content-Encoding` it was sent in (`None` for none or `identity`).
 struct Payload<'a> {
     body: std::borrow::Cow<'a, [u8]>,
     charset: Option<String>,
+    encoding: Option<String>,
+}
+
+/// `Some(charset)` when a `Content-Type` is an HTML type (`text/html`,
+/// `application/xhtml+xml`), the charset only when the header parses; `None` for other types.
+fn html_charset(content_type: &str) -> Option<Option<String>> {
+    // The media type is what comes before the first ';', even in a header that does not parse
+    // as a whole; the charset needs one that does.
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if !matches!(essence.as_str(), "text/html" | "application/xhtml+xml") {
+        return None;
+    }
+    Some(content_type.parse::<mime::Mime>().ok().and_then(|m| {
+        m.get_param(mime::CHARSET)
+            .map(|c| c.as_str().to_ascii_lowercase())
+    }))
+}
+
+/// A page's bytes from an HTTP body in its `Content-Encoding`: brotli and deflate are
+/// decoded here, gzip (also recognised by its magic bytes) by [`gunzip_if_gzip`]. A body that
+/// does not decode but reads as markup is kept as it is: some archives store the decoded page
+/// under its original header. Other encodings are refused by name.
+fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Result<Vec<u8>> {
+    let decoder: Box<dyn Read + '_> = match encoding.as_deref() {
+        None | Some("gzip" | "x-gzip") => return gunzip_if_gzip(body, max_bytes),
+        Some("br") => Box::new(brotli_decompressor::Decompressor::new(
+            body.as_slice(),
+            1 << 14,
+        )),
+        Some("deflate") => {
+            // HTTP's "deflate" is zlib data, though some servers send raw deflate.
+            if body.first().is_some_and(|b| b & 0x0f == 8) {
+                Box::new(flate2::bufread::ZlibDecoder::new(body.as_slice()))
+            } else {
+                Box::new(flate2::bufread::DeflateDecoder::new(body.as_slice()))
+            }
+        }
+        Some(other) => {
+            return Err(Error::NotHtml(format!(
+                "a body in the {other} content encoding, which textsift does not decode"
+            )))
+        }
+    };
+    let mut out = Vec::new();
+    let result = decoder
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut out);
+    let name = encoding.as_deref().unwrap_or_default();
+    match result {
+        Ok(_) if out.len() as u64 > max_bytes => Err(too_many_bytes(
+            max_bytes,
+            &format!(" after {name} decoding"),
+        )),
+        Ok(_) => Ok(out),
+        Err(_) if body.trim_ascii_start().starts_with(b"<") => Ok(body),
+        Err(e) => Err(Error::Record(format!("bad {name} data: {e}"))),
+    }
 }
 
 /// The page in a WARC response record: the body of its HTTP message, de-chunked when its
-/// headers say `Transfer-Encoding: chunked`. `None` for a record that holds no page: a
-/// redirect (status 3xx) or a content type other than HTML (`text/html`,
-/// `application/xhtml+xml`; a record without one, or with one that does not parse, is read as
-/// a page). A record whose HTTP message cannot be parsed gives what follows its first blank
+/// headers say `Transfer-Encoding: chunked`, with its `Content-Encoding` named for
+/// [`decode_content`]. `None` for a record that holds no page: a redirect (status 3xx) or a
+/// content type other than HTML (`text/html`, `application/xhtml+xml`; a record without one is
+/// read as a page). A record whose HTTP message cannot be parsed gives what follows its first blank
 /// line, or all of it.
 fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
     let mut headers = [httparse::EMPTY_HEADER; 128];
@@ -645,6 +747,7 @@ fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
         return Some(Payload {
             body: body.into(),
             charset: None,
+            encoding: None,
         });
     };
     if response.code.is_some_and(|c| (300..400).contains(&c)) {
@@ -657,26 +760,13 @@ fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
             .find(|h| h.name.eq_ignore_ascii_case(name))
             .map(|h| String::from_utf8_lossy(h.value))
     };
-    let content_type = header("content-type");
-    // The media type is what comes before the first ';', even in a header that does not parse
-    // as a whole; the charset needs one that does.
-    let essence = content_type.as_deref().map_or(String::new(), |t| {
-        t.split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase()
-    });
-    if !matches!(essence.as_str(), "" | "text/html" | "application/xhtml+xml") {
-        return None;
-    }
-    let charset = content_type
-        .as_deref()
-        .and_then(|t| t.parse::<mime::Mime>().ok())
-        .and_then(|m| {
-            m.get_param(mime::CHARSET)
-                .map(|c| c.as_str().to_ascii_lowercase())
-        });
+    let charset = match header("content-type") {
+        Some(t) if !t.split(';').next().unwrap_or_default().trim().is_empty() => html_charset(&t)?,
+        _ => None,
+    };
+    let encoding = header("content-encoding")
+        .map(|e| e.trim().to_ascii_lowercase())
+        .filter(|e| !e.is_empty() && e != "identity");
     let body = &record[at..];
     let chunked =
         header("transfer-encoding").is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
@@ -685,7 +775,11 @@ fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
         Some(joined) => joined.into(),
         None => body.into(),
     };
-    Some(Payload { body, charset })
+    Some(Payload {
+        body,
+        charset,
+        encoding,
+    })
 }
 
 /// The data of a chunked HTTP body; `None` when its chunk sizes do not fit the bytes.

@@ -680,6 +680,97 @@ fn warc_records_without_a_page_are_passed_over_and_chunked_bodies_joined() {
 }
 
 #[test]
+fn warc_bodies_in_brotli_or_deflate_and_pages_in_resource_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let brotli = |data: &[u8]| {
+        let mut out = Vec::new();
+        let mut w = brotli::CompressorWriter::new(&mut out, 4096, 5, 22);
+        w.write_all(data).unwrap();
+        drop(w);
+        out
+    };
+    let zlib = |data: &[u8]| {
+        let mut w = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        w.write_all(data).unwrap();
+        w.finish().unwrap()
+    };
+    let raw_deflate = |data: &[u8]| {
+        let mut w = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        w.write_all(data).unwrap();
+        w.finish().unwrap()
+    };
+    let encoded = |uri: &str, encoding: &str, body: &[u8]| {
+        let mut http = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: {encoding}\r\n\r\n"
+        )
+        .into_bytes();
+        http.extend_from_slice(body);
+        warc_record("response", uri, &http, None)
+    };
+    let resource = |uri: &str, content_type: &str, body: &[u8]| {
+        let mut r = format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: {uri}\r\n\
+             Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(body);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    };
+    let page = ARTICLE.as_bytes();
+    let br = brotli(page);
+    let bomb = brotli(&vec![b'a'; 3 << 20]);
+    let parts = [
+        encoded("https://a.example/br", "br", &br),
+        encoded("https://a.example/zlib", "deflate", &zlib(page)),
+        encoded("https://a.example/raw", "Deflate", &raw_deflate(page)),
+        // Stored decoded under the header it was sent with.
+        encoded("https://a.example/decoded", "br", page),
+        encoded("https://a.example/identity", "identity", page),
+        encoded("https://a.example/cut", "br", &br[..br.len() / 2]),
+        encoded("https://a.example/zstd", "zstd", b"\x28\xb5\x2f\xfd"),
+        encoded("https://a.example/bomb", "br", &bomb),
+        resource(
+            "https://a.example/resource",
+            "text/html; charset=ISO-8859-1",
+            page,
+        ),
+        resource("https://a.example/shot.png", "image/png", b"\x89PNG\r\n"),
+    ];
+    let path = dir.path().join("encoded.warc");
+    std::fs::write(&path, parts.concat()).unwrap();
+    let got = items(&path, 1 << 20);
+    let sources: Vec<&str> = got.iter().map(|i| i.source.as_str()).collect();
+    assert_eq!(
+        sources,
+        [
+            "https://a.example/br",
+            "https://a.example/zlib",
+            "https://a.example/raw",
+            "https://a.example/decoded",
+            "https://a.example/identity",
+            "https://a.example/cut",
+            "https://a.example/zstd",
+            "https://a.example/bomb",
+            "https://a.example/resource",
+        ]
+    );
+    for item in got[..5].iter().chain(&got[8..]) {
+        assert_eq!(item.bytes.as_deref().unwrap(), page, "{}", item.source);
+    }
+    let error = |i: usize| got[i].bytes.as_ref().unwrap_err().to_string();
+    assert!(error(5).starts_with("bad br data"), "{}", error(5));
+    assert!(error(6).contains("zstd content encoding"), "{}", error(6));
+    assert!(
+        matches!(got[7].bytes, Err(Error::TooLarge(_))) && error(7).contains("after br"),
+        "{}",
+        error(7)
+    );
+    assert_eq!(got[8].charset.as_deref(), Some("iso-8859-1"));
+}
+
+#[test]
 fn warc_records_with_lying_lengths() {
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, parts: &[Vec<u8>]| {
