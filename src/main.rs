@@ -385,10 +385,11 @@ fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
 }
 
 /// Run `work` over every page of the inputs on the thread pool (given its source, bytes and
-/// declared charset), write what it returns in input order, report bad pages, and end with a
-/// summary.
+/// declared charset), write what it returns in input order between `frame`'s two parts, report
+/// bad pages, and end with a summary.
 fn run_batch(
     input: &InputArgs,
+    frame: (&str, &str),
     work: impl Fn(&str, &[u8], Option<&str>) -> textsift::Result<String> + Sync + Send,
 ) -> anyhow::Result<ExitCode> {
     let max_bytes = input.max_bytes;
@@ -407,6 +408,7 @@ fn run_batch(
     };
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
+    out.write_all(frame.0.as_bytes())?;
     let mut tally = Tally::default();
     textsift::batch::run_ordered(
         items,
@@ -434,6 +436,7 @@ fn run_batch(
             Ok(())
         },
     )?;
+    out.write_all(frame.1.as_bytes())?;
     out.flush()?;
     if let Some(bar) = progress {
         bar.finish_and_clear();
@@ -444,7 +447,7 @@ fn run_batch(
 fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     inputs_or_stdin(&mut args.input.inputs, "blocks");
     let ex = extractor(&args.model, args.input.max_bytes)?;
-    run_batch(&args.input, |source, bytes, charset| {
+    run_batch(&args.input, ("", ""), |source, bytes, charset| {
         let (e, mut classes) = ex.extract_with_classes(bytes, charset)?;
         let mut lines = String::new();
         for (i, b) in e.blocks.iter().enumerate() {
@@ -500,22 +503,37 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             format!("==> {source} <==\n{}\n\n", page.trim_end())
         }
     };
-    run_batch(&args.input, |source, bytes, charset| {
-        let e = ex.extract_declared(bytes, charset)?;
-        Ok(match format {
-            Format::Text => named(source, textsift::output::to_text(&e)),
-            Format::Markdown => named(source, textsift::output::to_markdown(&e)),
-            Format::Html => textsift::output::to_html(source, &e),
-            Format::Json => {
-                let v = textsift::output::to_json(source, &e, with_blocks);
-                format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-            }
-            Format::Jsonl => {
-                let v = textsift::output::to_json(source, &e, with_blocks);
-                format!("{}\n", serde_json::to_string(&v).unwrap_or_default())
-            }
-        })
-    })
+    // Several pages in the debug view: one document with a section for each.
+    let frame = if format == Format::Html && !single {
+        let title = args.input.inputs.join(" ");
+        (
+            textsift::output::html_header(&title),
+            textsift::output::HTML_FOOTER,
+        )
+    } else {
+        (String::new(), "")
+    };
+    run_batch(
+        &args.input,
+        (&frame.0, frame.1),
+        |source, bytes, charset| {
+            let e = ex.extract_declared(bytes, charset)?;
+            Ok(match format {
+                Format::Text => named(source, textsift::output::to_text(&e)),
+                Format::Markdown => named(source, textsift::output::to_markdown(&e)),
+                Format::Html if single => textsift::output::to_html(source, &e),
+                Format::Html => textsift::output::html_section(source, &e),
+                Format::Json => {
+                    let v = textsift::output::to_json(source, &e, with_blocks);
+                    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+                }
+                Format::Jsonl => {
+                    let v = textsift::output::to_json(source, &e, with_blocks);
+                    format!("{}\n", serde_json::to_string(&v).unwrap_or_default())
+                }
+            })
+        },
+    )
 }
 
 fn load_model(path: Option<&PathBuf>) -> textsift::Result<Model> {

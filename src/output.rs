@@ -214,22 +214,38 @@ pub(crate) fn escape(s: &str) -> String {
 /// The debug view: a standalone HTML page where every block is coloured from red (boilerplate)
 /// to green (content) by its score, shows its features on hover, and kept blocks are outlined.
 pub fn to_html(source: &str, e: &Extraction) -> String {
-    let mut out =
-        String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>textsift: ");
-    out.push_str(&escape(source));
-    out.push_str(
-        "</title>\n<style>body{font:14px/1.4 sans-serif;max-width:60em;margin:1em auto}\
-         .b{margin:2px 0;padding:3px 6px;border:2px solid transparent;border-radius:3px}\
-         .keep{border-color:#135}.m{color:#555;font-size:11px}</style></head><body>\n",
-    );
-    out.push_str(&format!(
-        "<h1>{}</h1>\n<p class=\"m\">{}: {} blocks, {} kept. Colour: score from red (0, boilerplate) \
-         to green (1, content); outlined: kept; hover: features.</p>\n",
+    let mut out = html_header(source);
+    out.push_str(&html_section(source, e));
+    out.push_str(HTML_FOOTER);
+    out
+}
+
+/// The start of a debug view, up to its `<body>`: a document of one page is [`html_header`],
+/// [`html_section`] and [`HTML_FOOTER`]; a document of several pages has a section for each.
+pub fn html_header(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>textsift: {}</title>\n\
+         <style>body{{font:14px/1.4 sans-serif;max-width:60em;margin:1em auto}}\
+         section+section{{border-top:4px double #888;margin-top:2em}}\
+         .b{{margin:2px 0;padding:3px 6px;border:2px solid transparent;border-radius:3px}}\
+         .keep{{border-color:#135}}.m{{color:#555;font-size:11px}}</style></head><body>\n",
+        escape(title)
+    )
+}
+
+/// The end of a debug view.
+pub const HTML_FOOTER: &str = "</body></html>\n";
+
+/// One page of a debug view: its title, source and blocks, in a `<section>`.
+pub fn html_section(source: &str, e: &Extraction) -> String {
+    let mut out = format!(
+        "<section>\n<h1>{}</h1>\n<p class=\"m\">{}: {} blocks, {} kept. Colour: score from red (0, \
+         boilerplate) to green (1, content); outlined: kept; hover: features.</p>\n",
         escape(&e.title),
         escape(source),
         e.blocks.len(),
         e.blocks.iter().filter(|b| b.label.is_content()).count()
-    ));
+    );
     for (i, b) in e.blocks.iter().enumerate() {
         let hue = (b.score.clamp(0.0, 1.0) * 120.0).round();
         let features: String = if i < e.features.rows() {
@@ -252,7 +268,7 @@ pub fn to_html(source: &str, e: &Extraction) -> String {
             escape(&b.text)
         ));
     }
-    out.push_str("</body></html>\n");
+    out.push_str("</section>\n");
     out
 }
 

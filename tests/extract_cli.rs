@@ -62,7 +62,7 @@ fn text_format_keeps_the_article_and_drops_the_chrome() {
 }
 
 #[test]
-fn several_pages_as_text_are_each_named() {
+fn several_pages_as_text_markdown_or_html_are_each_named() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.html"), dir.path().join("b.html"));
     std::fs::write(&a, article(1)).unwrap();
@@ -87,6 +87,20 @@ fn several_pages_as_text_are_each_named() {
     // One page: no name line.
     let one = stdout(&textsift(&["extract", "--format", "text", a], None));
     assert!(one.starts_with("Story 1 & more\n"), "{one}");
+
+    // The debug view of several pages is one document, a section for each page in order.
+    let out = textsift(&["extract", "--format", "html", a, b], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = stdout(&out);
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert_eq!(html.matches("<!DOCTYPE").count(), 1);
+    assert_eq!(html.matches("</html>").count(), 1);
+    assert!(html.trim_end().ends_with("</body></html>"));
+    assert_eq!(html.matches("<section>").count(), 2);
+    assert_eq!(html.matches("</section>").count(), 2);
+    let (first, second) = (html.find(&format!("{a}: ")), html.find(&format!("{b}: ")));
+    assert!(first.unwrap() < second.unwrap());
+    assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
 }
 
 #[test]
