@@ -89,13 +89,7 @@ fn walk(dir: &Path, out: &mut Vec<(String, Option<PathBuf>)>) {
 pub fn read(path: Option<&Path>, max_bytes: u64) -> Result<Vec<u8>> {
     let display = || path.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     let raw = match path {
-        Some(p) => {
-            let f = std::fs::File::open(p).map_err(|source| Error::Io {
-                path: display(),
-                source,
-            })?;
-            read_limited(f, max_bytes)
-        }
+        Some(p) => read_limited(open_file(p)?, max_bytes),
         None => read_limited(std::io::stdin().lock(), max_bytes),
     }
     .map_err(|e| match e {
@@ -106,6 +100,27 @@ pub fn read(path: Option<&Path>, max_bytes: u64) -> Result<Vec<u8>> {
         other => other,
     })?;
     gunzip_if_gzip(raw, max_bytes)
+}
+
+/// Open an input file. A URL given as an input is not fetched: the error says how to pipe
+/// the page in instead.
+fn open_file(p: &Path) -> Result<std::fs::File> {
+    std::fs::File::open(p).map_err(|mut source| {
+        let name = p.to_string_lossy();
+        if source.kind() == std::io::ErrorKind::NotFound
+            && (name.starts_with("http://") || name.starts_with("https://"))
+        {
+            source = std::io::Error::new(
+                source.kind(),
+                "no such file (URLs are not fetched: pipe the page in, as in \
+                 `curl -s URL | textsift extract`)",
+            );
+        }
+        Error::Io {
+            path: p.to_path_buf(),
+            source,
+        }
+    })
 }
 
 fn read_limited(r: impl Read, max_bytes: u64) -> Result<Vec<u8>> {
@@ -181,10 +196,7 @@ fn gunzip_one_member(bytes: &[u8], size: usize) -> Option<Vec<u8>> {
 fn open_stream(path: Option<&Path>) -> Result<(Box<dyn BufRead + Send>, bool)> {
     let display = || path.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     let raw: Box<dyn Read + Send> = match path {
-        Some(p) => Box::new(std::fs::File::open(p).map_err(|source| Error::Io {
-            path: display(),
-            source,
-        })?),
+        Some(p) => Box::new(open_file(p)?),
         None => Box::new(std::io::stdin()),
     };
     let mut buffered = BufReader::with_capacity(1 << 16, raw);

@@ -341,8 +341,15 @@ fn a_batch_of_good_pages_exits_zero() {
 
 #[test]
 fn usage_errors_exit_two() {
+    // No input named is not one: the page piped in is read, as with `-`.
+    let piped = textsift(&["blocks"], Some(PAGE.as_bytes()));
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    assert_eq!(
+        stdout(&piped),
+        stdout(&textsift(&["blocks", "-"], Some(PAGE.as_bytes())))
+    );
     for args in [
-        &["blocks"][..],
+        &["blocks", "--threads", "1025", "-"][..],
         &["blocks", "--no-such-flag", "-"],
         &["blocks", "--threads", "many", "-"],
         &["no-such-command"],

@@ -378,6 +378,15 @@ fn blocks_carry_labels_that_train_reads_back() {
 
 #[test]
 fn usage_and_model_errors() {
+    // A URL is not fetched; the message says how to pipe the page in.
+    let out = textsift(&["extract", "https://example.com/page"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("textsift: https://example.com/page: cannot read: no such file")
+            && stderr(&out).contains("curl -s URL | textsift extract"),
+        "{}",
+        stderr(&out)
+    );
     // No input named: the pages piped in are read, as with `-`.
     let out = textsift(&["extract"], Some(article(3).as_bytes()));
     assert!(out.status.success(), "{}", stderr(&out));
