@@ -192,7 +192,13 @@ impl Page {
 /// How an element takes part in segmentation.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
+    /// Inline elements whose edges separate words even without whitespace (`<a>`, `<span>`,
+    /// custom elements...): style sheets mostly lay them out apart, as menu entries, tags,
+    /// grid cells or chart labels, and the text a reader sees has a break there.
     Inline,
+    /// Inline markup that can sit inside a word (`H<sub>2</sub>O`, `<b>W</b>ord`): its edges
+    /// join the text on both sides.
+    Formatting,
     Block,
     Skip,
 }
@@ -211,6 +217,9 @@ fn kind_of(tag: &str) -> Kind {
         | "td" | "tfoot" | "th" | "thead" | "tr" | "ul" | "input" | "img" | "noscript" => {
             Kind::Block
         }
+        "b" | "strong" | "i" | "em" | "u" | "s" | "strike" | "del" | "ins" | "sup" | "sub"
+        | "small" | "big" | "mark" | "font" | "abbr" | "code" | "tt" | "kbd" | "var" | "samp"
+        | "wbr" | "bdi" | "bdo" | "ruby" | "rt" | "rp" | "nobr" => Kind::Formatting,
         _ => Kind::Inline,
     }
 }
@@ -554,6 +563,9 @@ struct Pending {
     inline_tags: u32,
     /// Whitespace was seen since the last word.
     space: bool,
+    /// An edge of a [`Kind::Inline`] element was passed since the last text: a word that
+    /// follows a word across it is a new word.
+    edge: bool,
     /// `text` holds a letter or digit: the block will be kept when flushed.
     has_word: bool,
 }
@@ -585,6 +597,7 @@ impl Segmenter {
     fn flush(&mut self) {
         let p = &mut self.pending;
         p.space = false;
+        p.edge = false;
         if p.text.is_empty() {
             p.inline_tags = 0;
             p.anchor_spans.clear();
@@ -619,6 +632,13 @@ impl Segmenter {
         let p = &mut self.pending;
         if p.text.is_empty() {
             p.element = *self.block_stack.last().unwrap_or(&0);
+        }
+        if std::mem::take(&mut p.edge)
+            && p.text.ends_with(char::is_alphanumeric)
+            && s.starts_with(char::is_alphanumeric)
+        {
+            // `1990</span><span>1991`, `Home</a><a>News`; but `a link</a>,` stays as it is.
+            p.space = true;
         }
         let before = p.text.len();
         let (start, has_word) = push_collapsed(&mut p.text, s, &mut p.space);
@@ -700,6 +720,7 @@ impl Segmenter {
         match kind {
             Kind::Block => self.block_stack.push(index),
             _ => {
+                self.pending.edge |= kind == Kind::Inline;
                 self.pending.inline_tags += 1;
                 if name == "a" {
                     self.anchor_depth += 1;
@@ -728,6 +749,7 @@ impl Segmenter {
                 self.block_stack.pop();
             }
             _ => {
+                self.pending.edge |= kind == Kind::Inline;
                 if *local == local_name!("a") {
                     self.anchor_depth = self.anchor_depth.saturating_sub(1);
                 }
@@ -1095,6 +1117,30 @@ mod tests {
             ["One bold and a link, end."]
         );
         assert_eq!(texts("<p>foo<b>bar</b> baz</p>"), ["foobar baz"]);
+    }
+
+    #[test]
+    fn words_on_both_sides_of_an_inline_element_edge_are_two_words() {
+        // Laid out apart by style sheets: chart labels, menu entries, tags.
+        assert_eq!(
+            texts("<div><span>1990</span><span>1991</span><span>1992</span></div>"),
+            ["1990 1991 1992"]
+        );
+        assert_eq!(
+            texts("<div><a href=/>Home</a><a href=/n>News</a></div>"),
+            ["Home News"]
+        );
+        assert_eq!(texts("<p>Price<my-badge>New</my-badge></p>"), ["Price New"]);
+        // Punctuation next to an edge stays where it is.
+        assert_eq!(
+            texts("<p>See <a href=x>the link</a>, (<span>aside</span>).</p>"),
+            ["See the link, (aside)."]
+        );
+        // Markup that can sit inside a word joins.
+        assert_eq!(
+            texts("<p>H<sub>2</sub>O, <b>W</b>ord, x<sup>2</sup>, <em>un</em>usual</p>"),
+            ["H2O, Word, x2, unusual"]
+        );
     }
 
     #[test]
