@@ -483,8 +483,9 @@ fn spaceless_token(
         let anchored = is_word && in_anchor(spans, start + at);
         s.add_word(&t, piece, anchored);
         if !is_word {
-            let mut chars = piece.chars();
-            let stop = matches!((chars.next(), chars.next()), (Some(c), None) if SPACELESS_STOPS.contains(&c));
+            let stop = piece
+                .strip_prefix(SPACELESS_STOPS)
+                .is_some_and(str::is_empty);
             s.sentences += u32::from(stop);
         }
         wrap.push(piece.width() as i64, is_word, k > 0);

@@ -682,7 +682,8 @@ struct Payload<'a> {
 }
 
 /// `Some(charset)` when a `Content-Type` is an HTML type (`text/html`,
-/// `application/xhtml+xml`), the charset only when the header parses; `None` for other types.
+/// `application/xhtml+xml`) or names none (an untyped body is read as a page), the charset only
+/// when the header parses; `None` for other types.
 fn html_charset(content_type: &str) -> Option<Option<String>> {
     // The media type is what comes before the first ';', even in a header that does not parse
     // as a whole; the charset needs one that does.
@@ -692,7 +693,7 @@ fn html_charset(content_type: &str) -> Option<Option<String>> {
         .unwrap_or_default()
         .trim()
         .to_ascii_lowercase();
-    if !matches!(essence.as_str(), "text/html" | "application/xhtml+xml") {
+    if !matches!(essence.as_str(), "" | "text/html" | "application/xhtml+xml") {
         return None;
     }
     Some(content_type.parse::<mime::Mime>().ok().and_then(|m| {
@@ -713,8 +714,11 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
             1 << 14,
         )),
         Some("deflate") => {
-            // HTTP's "deflate" is zlib data, though some servers send raw deflate.
-            if body.first().is_some_and(|b| b & 0x0f == 8) {
+            // HTTP's "deflate" is zlib data, though some servers send raw deflate. A zlib
+            // header names the deflate method and is a multiple of 31 (RFC 1950).
+            let zlib = matches!(body.as_slice(), [cmf, flg, ..]
+                if cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0);
+            if zlib {
                 Box::new(flate2::bufread::ZlibDecoder::new(body.as_slice()))
             } else {
                 Box::new(flate2::bufread::DeflateDecoder::new(body.as_slice()))
@@ -773,8 +777,8 @@ fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
             .map(|h| String::from_utf8_lossy(h.value))
     };
     let charset = match header("content-type") {
-        Some(t) if !t.split(';').next().unwrap_or_default().trim().is_empty() => html_charset(&t)?,
-        _ => None,
+        Some(t) => html_charset(&t)?,
+        None => None,
     };
     let encoding = header("content-encoding")
         .map(|e| e.trim().to_ascii_lowercase())

@@ -92,6 +92,13 @@ fn gold_text_annotations_train_a_model_that_round_trips() {
 
     let file = dir.path().join("m.tsm");
     model.save(&file).unwrap();
+    // A place that cannot be written is named as such, not as a file that cannot be read.
+    let nowhere = dir.path().join("no-such-dir").join("m.tsm");
+    let err = model.save(&nowhere).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("cannot write {}", nowhere.display())),
+        "{err}"
+    );
     let back = Model::load(&file).unwrap();
     assert_eq!(back.info, model.info);
     assert!(back.info.decoding.is_some());
