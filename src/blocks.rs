@@ -447,7 +447,6 @@ const VOCABULARY: &[(&str, u32)] = &[
     ("description", ctx::V_PRODUCT),
     ("detail", ctx::V_PRODUCT),
     ("spec", ctx::V_PRODUCT),
-    ("hidden", ctx::HIDDEN),
     ("sr-only", ctx::HIDDEN),
     ("screen-reader", ctx::HIDDEN),
 ];
@@ -513,6 +512,69 @@ pub(crate) fn attribute_is_read(local: &LocalName) -> bool {
     )
 }
 
+/// Whether a class list hides its element from a reader of the desktop page, by the display
+/// utilities of the common style frameworks: `hidden`, `hide`, `d-none`, `is-hidden`,
+/// `invisible`… hide; a class for a width (Tailwind's `md:block`, `lg:hidden`; Bootstrap's
+/// `d-md-block`, `d-lg-none`) overrides them from that width up, so a copy laid out for phones
+/// only (`lg:hidden`) is hidden and one for wide screens only (`hidden md:flex`) is shown. The
+/// desktop is taken as the `xl` width (1200 to 1280 pixels and up). Classes that hide overflow
+/// (`overflow-hidden`) or hide at one width only (Bootstrap 3's `hidden-xs`) do not hide. Text
+/// for screen readers only (`sr-only`, `screen-reader-text`) is in the vocabulary.
+fn class_hides(value: &str) -> bool {
+    const HIDING: [&str; 9] = [
+        "hidden",
+        "hide",
+        "d-none",
+        "is-hidden",
+        "u-hidden",
+        "invisible",
+        "visually-hidden",
+        "visuallyhidden",
+        "element-invisible",
+    ];
+    // Widths up to the desktop's; `2xl` and `xxl` start above it.
+    const WIDTHS: [&str; 4] = ["sm", "md", "lg", "xl"];
+    const SHOWN: [&str; 9] = [
+        "block",
+        "flex",
+        "inline",
+        "inline-block",
+        "inline-flex",
+        "grid",
+        "inline-grid",
+        "table",
+        "contents",
+    ];
+    // The widest width level (0: none) that says anything, and whether it hides. At one level
+    // hiding wins, as the frameworks' style sheets put it last.
+    let (mut level, mut hides) = (0usize, false);
+    for token in value.split_ascii_whitespace() {
+        let (at, hide) = if HIDING.iter().any(|h| token.eq_ignore_ascii_case(h)) {
+            (0, true)
+        } else if let Some((width, display)) = token
+            .split_once(':')
+            .or_else(|| token.strip_prefix("d-").and_then(|t| t.split_once('-')))
+        {
+            let Some(w) = WIDTHS.iter().position(|w| *w == width) else {
+                continue;
+            };
+            if display == "hidden" || display == "none" {
+                (w + 1, true)
+            } else if SHOWN.contains(&display) {
+                (w + 1, false)
+            } else {
+                continue;
+            }
+        } else {
+            continue;
+        };
+        if at > level || (at == level && hide) {
+            (level, hides) = (at, hide);
+        }
+    }
+    hides
+}
+
 /// What an element's attributes say about it: its class/id/role/itemprop values, lower-cased
 /// and space-separated, into `tokens`, and its context bits. `scratch` is a buffer.
 fn attribute_context(attrs: &[Attribute], tokens: &mut String, scratch: &mut String) -> u32 {
@@ -523,6 +585,9 @@ fn attribute_context(attrs: &[Attribute], tokens: &mut String, scratch: &mut Str
         // Interned names: each comparison is one integer comparison.
         let local = &name.local;
         let role = *local == local_name!("role");
+        if *local == local_name!("class") && class_hides(value) {
+            flags |= ctx::HIDDEN;
+        }
         if role
             || *local == local_name!("class")
             || *local == local_name!("id")
@@ -1260,6 +1325,46 @@ mod tests {
                 .fold(0, |bits, (_, b)| bits | b);
             assert_eq!(vocab_flags(tokens), expected, "{tokens}");
         }
+    }
+
+    #[test]
+    fn hiding_classes_hide_what_a_desktop_reader_does_not_see() {
+        for (classes, hidden) in [
+            ("hidden", true),
+            ("card Hide", true),
+            ("d-none", true),
+            ("is-hidden", true),
+            ("invisible", true),
+            ("visually-hidden", true),
+            ("overflow-hidden", false),
+            ("hidden-xs", false),
+            ("max-md:hidden", false),
+            ("hiddenfield", false),
+            ("hidden md:block", false),
+            ("d-none d-lg-flex", false),
+            ("d-none d-md-inline-block", false),
+            ("block lg:hidden", true),
+            ("d-flex d-md-none", true),
+            ("hidden md:block lg:hidden", true),
+            ("hidden 2xl:block", true),
+            ("md:hover:block hidden", true),
+            ("", false),
+        ] {
+            assert_eq!(class_hides(classes), hidden, "{classes}");
+        }
+        let page = segment(
+            "<div class='overflow-hidden'><p>Shown text</p></div>\
+             <div class='block lg:hidden'><p>Phone copy</p></div>\
+             <div id=hidden-field><p>Named by its id</p></div>",
+            SegmentLimits::default(),
+        )
+        .unwrap();
+        let hidden: Vec<bool> = page
+            .blocks
+            .iter()
+            .map(|b| page.element_of(b).flags & ctx::HIDDEN != 0)
+            .collect();
+        assert_eq!(hidden, [false, true, false]);
     }
 
     #[test]

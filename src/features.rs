@@ -96,7 +96,7 @@ schema! {
     InList = "in_list", "0/1", "An ancestor is `<ul>`, `<ol>` or `<dl>`.";
     InBlockquote = "in_blockquote", "0/1", "An ancestor is `<blockquote>`.";
     InAnchor = "in_anchor", "0/1", "The block lies inside an `<a>`.";
-    Hidden = "hidden", "0/1", "An ancestor is hidden (hidden, aria-hidden, display:none, a hiding class).";
+    Hidden = "hidden", "0/1", "The block or an ancestor is hidden on a desktop screen: the hidden attribute, aria-hidden, display:none or visibility:hidden, a hiding class of the style frameworks (hidden, d-none, lg:hidden…; not overflow-hidden or hidden-xs), or a screen-reader-only class.";
     InButton = "in_button", "0/1", "An ancestor is a `<button>` or role=button.";
     InNoscript = "in_noscript", "0/1", "An ancestor is `<noscript>` (parsed as markup, as by a client without scripts).";
     VNav = "cls_nav", "0/1", "An ancestor's class/id/role/itemprop contains nav, menu, breadcrumb, pagination, pager, toolbar.";
@@ -157,7 +157,7 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-8";
+    const DEFINITIONS_VERSION: &str = "textsift-features-9";
     let mut h = fnv1a(FNV_START, DEFINITIONS_VERSION.as_bytes());
     for f in SCHEMA.iter().chain(crate::context::CONTEXT_SCHEMA) {
         h = fnv1a(fnv1a(h, b"\n"), f.name.as_bytes());
