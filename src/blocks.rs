@@ -73,6 +73,9 @@ pub mod ctx {
     /// Inside `<noscript>`: kept, because some sites serve their whole content there for
     /// clients without scripts, and flagged, because elsewhere it holds "enable JavaScript".
     pub const NOSCRIPT: u32 = 1 << 14;
+    /// Vocabulary, read while segmenting and never kept: the class/id values hold the letters
+    /// of a hiding class (`hid`, `none`, `invisible`), so the class is worth reading closely.
+    pub(crate) const MAY_HIDE: u32 = 1 << 15;
     /// Class/id/role/itemprop vocabulary: navigation, menus, breadcrumbs, pagination.
     pub const V_NAV: u32 = 1 << 16;
     /// Vocabulary: footer, copyright.
@@ -447,6 +450,9 @@ const VOCABULARY: &[(&str, u32)] = &[
     ("description", ctx::V_PRODUCT),
     ("detail", ctx::V_PRODUCT),
     ("spec", ctx::V_PRODUCT),
+    ("hid", ctx::MAY_HIDE),
+    ("none", ctx::MAY_HIDE),
+    ("invisible", ctx::MAY_HIDE),
     ("sr-only", ctx::HIDDEN),
     ("screen-reader", ctx::HIDDEN),
 ];
@@ -549,7 +555,8 @@ fn class_hides(value: &str) -> bool {
     // hiding wins, as the frameworks' style sheets put it last.
     let (mut level, mut hides) = (0usize, false);
     for token in value.split_ascii_whitespace() {
-        let (at, hide) = if HIDING.iter().any(|h| token.eq_ignore_ascii_case(h)) {
+        // Class selectors match case-sensitively: `Hide` is not `hide`.
+        let (at, hide) = if HIDING.contains(&token) {
             (0, true)
         } else if let Some((width, display)) = token
             .split_once(':')
@@ -585,9 +592,6 @@ fn attribute_context(attrs: &[Attribute], tokens: &mut String, scratch: &mut Str
         // Interned names: each comparison is one integer comparison.
         let local = &name.local;
         let role = *local == local_name!("role");
-        if *local == local_name!("class") && class_hides(value) {
-            flags |= ctx::HIDDEN;
-        }
         if role
             || *local == local_name!("class")
             || *local == local_name!("id")
@@ -755,6 +759,18 @@ impl Segmenter {
             self.vocab_seen.insert(Arc::clone(&tokens), bits);
             (tokens, bits)
         };
+        // The class is read closely only when its letters could name a hiding class, which
+        // the vocabulary tells once per distinct class list.
+        let attr_flags = if vocab & ctx::MAY_HIDE != 0
+            && attrs
+                .iter()
+                .any(|a| a.name.local == local_name!("class") && class_hides(&a.value))
+        {
+            attr_flags | ctx::HIDDEN
+        } else {
+            attr_flags
+        };
+        let vocab = vocab & !ctx::MAY_HIDE;
         if kind == Kind::Block {
             self.flush();
         }
@@ -1331,7 +1347,8 @@ mod tests {
     fn hiding_classes_hide_what_a_desktop_reader_does_not_see() {
         for (classes, hidden) in [
             ("hidden", true),
-            ("card Hide", true),
+            ("card hide", true),
+            ("card Hide", false),
             ("d-none", true),
             ("is-hidden", true),
             ("invisible", true),

@@ -157,7 +157,7 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-9";
+    const DEFINITIONS_VERSION: &str = "textsift-features-10";
     let mut h = fnv1a(FNV_START, DEFINITIONS_VERSION.as_bytes());
     for f in SCHEMA.iter().chain(crate::context::CONTEXT_SCHEMA) {
         h = fnv1a(fnv1a(h, b"\n"), f.name.as_bytes());
