@@ -242,7 +242,9 @@ fn container_of(head: &[u8]) -> Container {
 /// What an input holds (the file at `path`, or standard input for `None`), from its first
 /// bytes; an input that cannot be read is a page (its error is reported when the page is
 /// read). Standard input is told from the bytes its first read gives, which stay in its own
-/// buffer for [`pages`] to read again; when they are too few to tell, it is a page.
+/// buffer for [`pages`] to read again; when they are too few to tell, it is a page. A pipe or
+/// a device named as a file (`/dev/stdin`, `<(zcat …)`) is not read here, since what was read
+/// could not be read again: it counts as a page, and [`pages`] still finds what it holds.
 pub fn container(path: Option<&Path>) -> Container {
     let Some(path) = path else {
         let mut stdin = std::io::stdin().lock();
@@ -252,6 +254,9 @@ pub fn container(path: Option<&Path>) -> Container {
             Err(_) => Container::Page,
         };
     };
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Container::Page;
+    }
     match open_stream(Some(path)) {
         Ok((mut stream, _)) => stream.fill_buf().map_or(Container::Page, container_of),
         Err(_) => Container::Page,
@@ -315,16 +320,20 @@ pub fn pages(
 }
 
 /// A gzipped file that holds one page, read whole and gunzipped at once ([`gunzip_if_gzip`]),
-/// which is faster than inflating it as a stream. `None` when the file is not gzip, holds a
-/// WARC or JSON Lines file (those stream), is larger than `max_bytes` compressed, or cannot be
-/// read: the stream path then handles it and reports any error. Only the first bytes are read
-/// before that is known, so a file the stream path takes is not read twice.
+/// which is faster than inflating it as a stream. `None` when the file is not a regular file,
+/// is not gzip, holds a WARC or JSON Lines file (those stream), is larger than `max_bytes`
+/// compressed, or cannot be read: the stream path then handles it and reports any error. Only
+/// the first bytes are read before that is known, so a file the stream path takes is not read
+/// twice.
 fn gzip_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
     let mut file = std::fs::File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
-    if size > max_bytes {
+    let meta = file.metadata().ok()?;
+    // A pipe or a device (`/dev/stdin`, `<(zcat …)`) cannot be read twice: what this look at
+    // its first bytes took would be lost to the stream path.
+    if !meta.is_file() || meta.len() > max_bytes {
         return None;
     }
+    let size = meta.len();
     let mut raw = Vec::with_capacity(usize::try_from(size).ok()?);
     (&mut file).take(4096).read_to_end(&mut raw).ok()?;
     if !raw.starts_with(&[0x1f, 0x8b]) {

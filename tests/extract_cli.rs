@@ -485,3 +485,39 @@ fn records_on_standard_input_give_json_lines() {
         "textsift: -: empty input\ntextsift: 1 page, 0 ok, 1 failed\n"
     );
 }
+
+/// A pipe named as a file (`/dev/stdin` here, `<(zcat …)` in a shell) can be read only once:
+/// nothing read to tell what it holds may be lost to the reading of its pages.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pipe_named_as_a_file_is_read_whole() {
+    let page = article(23);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(page.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    for input in [page.as_bytes(), &gz] {
+        let out = textsift(&["extract", "/dev/stdin"], Some(input));
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stdout(&out).starts_with("Story 23 & more\n\n"),
+            "{}",
+            stdout(&out)
+        );
+        assert!(stdout(&out).contains("Paragraph 5 of story 23"));
+    }
+    // Records through a named pipe are all read; --format says how to write them.
+    let jsonl: String = [("first", 24), ("second", 25)]
+        .iter()
+        .map(|(id, n)| format!("{}\n", serde_json::json!({"id": id, "html": article(*n)})))
+        .collect();
+    let out = textsift(
+        &["extract", "--format", "jsonl", "/dev/stdin"],
+        Some(jsonl.as_bytes()),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sources: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["source"].to_string())
+        .collect();
+    assert_eq!(sources, ["\"first\"", "\"second\""]);
+}
