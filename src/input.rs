@@ -326,14 +326,15 @@ pub fn pages(
 /// the first bytes are read before that is known, so a file the stream path takes is not read
 /// twice.
 fn gzip_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
-    let mut file = std::fs::File::open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    // A pipe or a device (`/dev/stdin`, `<(zcat …)`) cannot be read twice: what this look at
-    // its first bytes took would be lost to the stream path.
+    // A pipe or a device (`/dev/stdin`, `<(zcat …)`, a FIFO) is not even opened: what a look
+    // at its first bytes took would be lost to the stream path, and a FIFO's writer may be
+    // cut off when its reader closes.
+    let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > max_bytes {
         return None;
     }
     let size = meta.len();
+    let mut file = std::fs::File::open(path).ok()?;
     let mut raw = Vec::with_capacity(usize::try_from(size).ok()?);
     (&mut file).take(4096).read_to_end(&mut raw).ok()?;
     if !raw.starts_with(&[0x1f, 0x8b]) {
