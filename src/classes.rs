@@ -330,6 +330,16 @@ impl ClassLexicon {
         let (mut seen, mut block) = (KeySet::default(), Vec::new());
         let n = features.rows().min(tokens.len());
         for i in 0..n {
+            // Neighbouring blocks often sit under the same class lists (the items of a
+            // list, the lines of a paragraph cut by <br>): their values are the same.
+            if i > 0 && tokens.levels(i) == tokens.levels(i - 1) {
+                let (before, row) = features.data.split_at_mut(i * N_FEATURES);
+                let prev = &before[(i - 1) * N_FEATURES..];
+                for f in CLASS_COLUMNS {
+                    row[f as usize] = prev[f as usize];
+                }
+                continue;
+            }
             tokens.gather(i, &known, &starts, |e| e.0, &mut seen, &mut block);
             let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
             fill_row(row, block.iter().map(|&((_, v), level)| (v, level)));
