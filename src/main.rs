@@ -399,8 +399,19 @@ fn run_batch(
     let progress = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {pos} pages {per_sec} {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {pos} pages, {rate} pages/s, {elapsed}",
+            )
+            .map(|style| {
+                // Whole pages per second: indicatif's own {per_sec} prints four decimals.
+                style.with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0}", state.per_sec());
+                    },
+                )
+            })
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
         Some(bar)
     } else {
