@@ -778,6 +778,25 @@ mod tests {
             sets: OnceLock::new(),
         };
         booster.check().unwrap();
+        // The plain loop, which processors without AVX2 run, reaches the walked leaves too.
+        for batch in rows.chunks(LANES * width) {
+            let mut columns = vec![[0.0f32; LANES]; width];
+            for (r, row) in batch.chunks_exact(width).enumerate() {
+                for (column, &v) in columns.iter_mut().zip(row) {
+                    column[r] = v;
+                }
+            }
+            for tree in booster
+                .trees
+                .iter()
+                .filter(|t| usize::from(t.depth) <= SET_DEPTH)
+            {
+                let live = leaf_sets(&set_splits(tree), &columns);
+                for (row, l) in batch.chunks_exact(width).zip(live) {
+                    assert_eq!(l.trailing_zeros() as usize, tree.leaf(row), "row {row:?}");
+                }
+            }
+        }
         let got = booster.predict_scores(&rows, width).unwrap();
         assert_eq!(got.len(), rows.len() / width);
         for (row, g) in rows.chunks_exact(width).zip(got) {
