@@ -155,6 +155,10 @@ pub struct Block {
     pub element: u32,
     /// Number of inline elements opened inside the block.
     pub inline_tags: u32,
+    /// The text as laid out, for text inside `<pre>` whose line breaks or indentation the
+    /// collapsed `text` loses (code, poems, ASCII tables); `None` elsewhere. Features read
+    /// `text`; only the extracted text shows this.
+    pub preformatted: Option<String>,
 }
 
 /// A segmented page.
@@ -637,6 +641,8 @@ struct Pending {
     edge: bool,
     /// `text` holds a letter or digit: the block will be kept when flushed.
     has_word: bool,
+    /// The text as it is, when it lies inside `<pre>`.
+    pre: String,
 }
 
 struct Segmenter {
@@ -649,6 +655,8 @@ struct Segmenter {
     block_stack: Vec<u32>,
     anchor_depth: u32,
     skip_depth: u32,
+    /// Open `<pre>` and `<listing>` elements.
+    pre_depth: u32,
     in_title: bool,
     title_done: bool,
     full: bool,
@@ -679,9 +687,11 @@ impl Segmenter {
                 anchor_spans: std::mem::take(&mut p.anchor_spans),
                 element: p.element,
                 inline_tags: p.inline_tags,
+                preformatted: laid_out(&p.pre),
             });
             self.full = self.page.blocks.len() >= self.limits.max_blocks;
         }
+        p.pre.clear();
         p.text.clear();
         p.anchor_spans.clear();
         p.inline_tags = 0;
@@ -702,12 +712,19 @@ impl Segmenter {
         if p.text.is_empty() {
             p.element = *self.block_stack.last().unwrap_or(&0);
         }
-        if std::mem::take(&mut p.edge)
+        let edge = std::mem::take(&mut p.edge)
             && p.text.ends_with(char::is_alphanumeric)
-            && s.starts_with(char::is_alphanumeric)
-        {
+            && s.starts_with(char::is_alphanumeric);
+        if edge {
             // `1990</span><span>1991`, `Home</a><a>News`; but `a link</a>,` stays as it is.
             p.space = true;
+        }
+        if self.pre_depth > 0 {
+            // The laid-out text has the words of the collapsed one.
+            if edge && !p.pre.ends_with(char::is_whitespace) {
+                p.pre.push(' ');
+            }
+            p.pre.push_str(s);
         }
         let before = p.text.len();
         let (start, has_word) = push_collapsed(&mut p.text, s, &mut p.space);
@@ -798,6 +815,9 @@ impl Segmenter {
             },
         });
         self.stack.push((index, kind));
+        if matches!(name, "pre" | "listing") {
+            self.pre_depth += 1;
+        }
         match kind {
             Kind::Block => self.block_stack.push(index),
             _ => {
@@ -824,6 +844,9 @@ impl Segmenter {
         let Some((index, kind)) = self.stack.pop() else {
             return;
         };
+        if *local == local_name!("pre") || *local == local_name!("listing") {
+            self.pre_depth = self.pre_depth.saturating_sub(1);
+        }
         match kind {
             Kind::Block => {
                 self.flush();
@@ -844,6 +867,21 @@ impl Segmenter {
         e.end = last;
         e.end_block = end_block;
     }
+}
+
+/// The layout of a block's text inside `<pre>`: its lines without trailing whitespace and
+/// without blank lines at either end; `None` when that is one line without runs of spaces,
+/// which the collapsed text already shows.
+fn laid_out(pre: &str) -> Option<String> {
+    let lines: Vec<&str> = pre.lines().map(str::trim_end).collect();
+    let first = lines.iter().position(|l| !l.is_empty())?;
+    let last = lines.iter().rposition(|l| !l.is_empty())?;
+    let lines = &lines[first..=last];
+    let plain = lines.len() == 1
+        && !lines[0].starts_with(char::is_whitespace)
+        && !lines[0].contains("  ")
+        && !lines[0].contains('\t');
+    (!plain).then(|| lines.join("\n"))
 }
 
 /// The bytes of [`u8::is_ascii_whitespace`], as a table: one load per byte in the hot loop.
@@ -1120,6 +1158,7 @@ fn segment_dom(
         block_stack: Vec::new(),
         anchor_depth: 0,
         skip_depth: 0,
+        pre_depth: 0,
         in_title: false,
         title_done: false,
         full: false,
@@ -1240,6 +1279,36 @@ mod tests {
         assert_eq!(
             texts("<div><b>one</b>\n<table>two<tr><td>three</td></tr></table></div>"),
             ["one two", "three"]
+        );
+    }
+
+    #[test]
+    fn text_inside_pre_keeps_its_layout_beside_the_collapsed_text() {
+        // Highlighted code: tokens in `<span>`s, line breaks and indentation between them.
+        let html = "<p>Run  it:</p><pre><code><span>fn</span> <span>main</span>() {\n    \
+                    <span>call</span>();\n\n    <a>x</a><span>y</span>\n  <span>z</span>\n}\n\n</code></pre>\
+                    <pre>one   line</pre><pre>  indented</pre><pre>plain line</pre>\
+                    <listing>a\n b</listing>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let got: Vec<(&str, Option<&str>)> = page
+            .blocks
+            .iter()
+            .map(|b| (b.text.as_str(), b.preformatted.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Run it:", None),
+                (
+                    "fn main() { call(); x y z }",
+                    Some("fn main() {\n    call();\n\n    x y\n  z\n}")
+                ),
+                ("one line", Some("one   line")),
+                ("indented", Some("  indented")),
+                ("plain line", None),
+                ("a b", Some("a\n b")),
+            ],
+            "the collapsed text is the one features read; the layout has the same words"
         );
     }
 

@@ -58,8 +58,14 @@ impl Default for Limits {
 pub struct ExtractedBlock {
     /// Position in the page.
     pub index: usize,
-    /// The text.
+    /// The text: whitespace collapsed, but for text inside `<pre>`, which keeps its line
+    /// breaks and indentation.
     pub text: String,
+    /// For text inside `<pre>`, which `text` shows laid out (Markdown shows it as code): the
+    /// text with whitespace collapsed, as the features and the model read it. `None` when
+    /// `text` is that already.
+    #[serde(skip)]
+    pub collapsed: Option<String>,
     /// Tag of the nearest block-level element.
     pub tag: String,
     /// The decoder's decision.
@@ -73,7 +79,8 @@ pub struct ExtractedBlock {
 pub struct Extraction {
     /// The page title.
     pub title: String,
-    /// The main content: kept blocks, one paragraph each, separated by blank lines.
+    /// The main content: kept blocks, one paragraph each, separated by blank lines; text
+    /// inside `<pre>` (code) keeps its line breaks and indentation.
     pub text: String,
     /// Every block, with its label and score.
     pub blocks: Vec<ExtractedBlock>,
@@ -206,7 +213,8 @@ impl Extractor {
             .zip(scores.iter().zip(&keep))
             .map(|(b, (&score, &k))| ExtractedBlock {
                 index: b.index,
-                text: b.text.clone(),
+                text: b.preformatted.as_ref().unwrap_or(&b.text).clone(),
+                collapsed: b.preformatted.as_ref().map(|_| b.text.clone()),
                 tag: page.tag_of(b).to_string(),
                 label: Label::from_bool(k),
                 score,

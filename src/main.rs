@@ -468,7 +468,8 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 label: Some(b.label),
                 score: Some(b.score),
                 tag: b.tag.clone(),
-                text: b.text.clone(),
+                // The text the features were computed from: a record trains as it reads.
+                text: b.collapsed.as_ref().unwrap_or(&b.text).clone(),
                 features: FeatureValues(e.features.row(i).to_vec()),
                 classes: std::mem::take(&mut classes[i]),
             };

@@ -152,7 +152,7 @@ pub fn to_markdown(e: &Extraction) -> String {
             }
             "li" | "dd" | "dt" => format!("- {}", b.text),
             "blockquote" => format!("> {}", b.text),
-            "pre" => format!("```\n{}\n```", b.text),
+            _ if b.collapsed.is_some() || b.tag == "pre" => code_block(&b.text),
             _ => b.text.clone(),
         };
         out.push_str(&line);
@@ -168,6 +168,13 @@ pub fn to_markdown(e: &Extraction) -> String {
         });
     }
     out
+}
+
+/// A fenced Markdown code block, its fence longer than any run of backticks in the code.
+fn code_block(code: &str) -> String {
+    let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}\n{code}\n{fence}")
 }
 
 /// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, `title`, `text`,
@@ -228,7 +235,8 @@ pub fn html_header(title: &str) -> String {
          <style>body{{font:14px/1.4 sans-serif;max-width:60em;margin:1em auto}}\
          section+section{{border-top:4px double #888;margin-top:2em}}\
          .b{{margin:2px 0;padding:3px 6px;border:2px solid transparent;border-radius:3px}}\
-         .keep{{border-color:#135}}.m{{color:#555;font-size:11px}}</style></head><body>\n",
+         .keep{{border-color:#135}}.m{{color:#555;font-size:11px}}\
+         .pre{{display:block;white-space:pre-wrap;font-family:monospace}}</style></head><body>\n",
         escape(title)
     )
 }
@@ -265,7 +273,11 @@ pub fn html_section(source: &str, e: &Extraction) -> String {
             b.index,
             escape(&b.tag),
             b.score,
-            escape(&b.text)
+            if b.collapsed.is_some() {
+                format!("<span class=\"pre\">{}</span>", escape(&b.text))
+            } else {
+                escape(&b.text)
+            }
         ));
     }
     out.push_str("</section>\n");

@@ -366,6 +366,78 @@ fn a_charset_declared_outside_the_page_wins_over_its_meta() {
     }
 }
 
+/// A tutorial page whose code sample is highlighted: tokens in `<span>`s, the layout between
+/// them, a `<` and a Markdown fence inside the code.
+fn tutorial() -> String {
+    let prose = |n: usize| {
+        format!(
+            "<p>Step {n} of the tutorial explains, in several full sentences, how the parser \
+             reads a configuration file. Each line holds a name and a value. Lines that start \
+             with a hash are comments and are skipped.</p>"
+        )
+    };
+    format!(
+        "<html><head><title>Parsing files</title></head><body>\
+         <nav><ul><li><a href=/>Home</a></li><li><a href=/docs>Docs</a></li></ul></nav>\
+         <main><article><h1>Parsing files</h1>{}{}\
+         <pre><code><span class=k>fn</span> <span class=n>parse</span>(line: &amp;str) {{\n    \
+         <span class=k>if</span> line.len() &lt; 3 {{\n        <span class=k>return</span>;\n    }}\
+         \n    <span class=c>// ```</span>\n}}\n</code></pre>{}{}</article></main>\
+         <footer><p>Copyright 2026 Example Docs.</p></footer></body></html>",
+        prose(1),
+        prose(2),
+        prose(3),
+        prose(4)
+    )
+}
+
+/// The code sample of [`tutorial`] as laid out on the page.
+const TUTORIAL_CODE: &str =
+    "fn parse(line: &str) {\n    if line.len() < 3 {\n        return;\n    }\n    // ```\n}";
+
+#[test]
+fn code_keeps_its_layout_in_every_format() {
+    let page = tutorial();
+    let text = stdout(&textsift(&["extract", "-"], Some(page.as_bytes())));
+    assert!(text.contains(TUTORIAL_CODE), "{text}");
+    let md = stdout(&textsift(
+        &["extract", "--format", "markdown", "-"],
+        Some(page.as_bytes()),
+    ));
+    // The code holds three backticks: its fence has four.
+    assert!(
+        md.contains(&format!("\n````\n{TUTORIAL_CODE}\n````\n")),
+        "{md}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&textsift(
+        &["extract", "--format", "json", "--blocks", "-"],
+        Some(page.as_bytes()),
+    )))
+    .unwrap();
+    let blocks = json["blocks"].as_array().unwrap();
+    let code = blocks
+        .iter()
+        .position(|b| b["text"] == TUTORIAL_CODE)
+        .expect("the code block, laid out");
+    assert_eq!(blocks[code]["label"], "content");
+    // Block records hold the text the features were computed from, whitespace collapsed.
+    let records = stdout(&textsift(&["blocks", "-"], Some(page.as_bytes())));
+    let record: serde_json::Value =
+        serde_json::from_str(records.lines().nth(code).unwrap()).unwrap();
+    assert_eq!(
+        record["text"],
+        "fn parse(line: &str) { if line.len() < 3 { return; } // ``` }"
+    );
+    let html = stdout(&textsift(
+        &["extract", "--format", "html", "-"],
+        Some(page.as_bytes()),
+    ));
+    assert!(
+        html.contains("<span class=\"pre\">fn parse(line: &amp;str) {\n    if line.len() &lt; 3"),
+        "{html}"
+    );
+}
+
 #[test]
 fn blocks_carry_labels_that_train_reads_back() {
     let out = textsift(&["blocks", "-"], Some(article(5).as_bytes()));

@@ -168,6 +168,27 @@ impl Bounded {
     }
 }
 
+/// Whether `node` is inside a `<pre>` or `<listing>` (looked up a few levels up: code in a
+/// `<pre>` is wrapped in a `<code>` and line or token `<span>`s, not deeper).
+fn in_preformatted(node: &NodeRef) -> bool {
+    let mut node = Some(node.clone());
+    for _ in 0..PRE_LEVELS {
+        let Some(n) = node else {
+            return false;
+        };
+        if let Some(e) = n.as_element() {
+            if e.name.local == local_name!("pre") || e.name.local == local_name!("listing") {
+                return true;
+            }
+        }
+        node = n.parent();
+    }
+    false
+}
+
+/// Levels [`in_preformatted`] looks up.
+const PRE_LEVELS: usize = 6;
+
 impl TreeSink for Bounded {
     type Handle = NodeRef;
     type Output = Self;
@@ -234,8 +255,12 @@ impl TreeSink for Bounded {
         let unread = holds_unread_text(parent);
         // Text of only whitespace (a third of a page's nodes: the line breaks between tags) is
         // kept as an empty node, with no buffer to make and free; segmentation reads an empty
-        // text node as one space.
-        let blank = unread || text.bytes().all(|b| b.is_ascii_whitespace());
+        // text node as one space. Inside `<pre>` the line breaks and indentation between tags
+        // are the layout of the text (code whose tokens are coloured by `<span>`s), so they
+        // are kept there.
+        let blank = unread
+            || (text.bytes().all(|b| b.is_ascii_whitespace())
+                && (&*text == " " || !in_preformatted(parent)));
         // The tokenizer hands text over in pieces (it stops at every line break and character
         // reference), which are joined into one node: room for a few is made at once.
         if let Some(last) = parent.last_child() {
@@ -803,13 +828,16 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
     // right after it.
     let mut tag_end = usize::MAX;
     let mut drops_lf = false;
+    // Open `<pre>` and `<listing>` elements, as their tags count them.
+    let mut pre_depth = 0usize;
     while let Some(off) = memchr::memchr(b'<', &b[i..]) {
         let start = i + off;
         // Whitespace between two tags (the line breaks and indentation of most pages, which
-        // the tokenizer hands over in several pieces) becomes one space. It makes a blank text
-        // node whatever it holds (the sink keeps none of its characters), but for a lone line
-        // break after `<pre>`, `<listing>` or `<textarea>`, which the tree builder drops.
-        if tag_end == copied {
+        // the tokenizer hands over in several pieces) becomes one space. Outside `<pre>` it
+        // makes a blank text node whatever it holds (the sink keeps none of its characters),
+        // but for a lone line break after `<pre>`, `<listing>` or `<textarea>`, which the tree
+        // builder drops; inside, it is the text's layout and stays as it is.
+        if tag_end == copied && pre_depth == 0 {
             let gap = &b[copied..start];
             if gap.len() > usize::from(drops_lf)
                 && gap != b" "
@@ -890,7 +918,15 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
         i = j + 1;
         tag_end = copied;
         let is = |tag: &[u8]| name.eq_ignore_ascii_case(tag);
-        drops_lf = !closing && (is(b"pre") || is(b"listing") || is(b"textarea"));
+        let pre = is(b"pre") || is(b"listing");
+        drops_lf = !closing && (pre || is(b"textarea"));
+        if pre {
+            pre_depth = if closing {
+                pre_depth.saturating_sub(1)
+            } else {
+                pre_depth + 1
+            };
+        }
         // A `/` just before `>` (not inside the last value) closes a tag in SVG or MathML.
         let self_closing = j > last_end && b[j - 1] == b'/';
         let in_foreign = |open: &[(Open, &[u8])]| open.last().is_some_and(|o| o.0 != Open::Html);
@@ -1293,10 +1329,10 @@ pub(crate) mod tests {
                     <textarea>\n\n</textarea><p>\n<!-- c -->  \n<i>y</i><listing>\n<i>z</i>";
         assert_eq!(
             slim(html, MAX_ATTRIBUTES).html,
-            "<ul> <li>a b\n  c</li> <li> </li> </ul> <pre> <b>x</b> </pre>\
+            "<ul> <li>a b\n  c</li> <li> </li> </ul> <pre>\n\n<b>x</b>\n</pre>\
              <textarea> </textarea><p> <!-- c -->  \n<i>y</i><listing>\n<i>z</i>",
-            "text stays, and so do whitespace after a comment and a lone line break that the \
-             tree builder drops"
+            "text stays, and so do whitespace after a comment, a lone line break that the \
+             tree builder drops and the layout inside `pre` and `listing`"
         );
         same_tree(html);
     }
