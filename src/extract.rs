@@ -79,8 +79,9 @@ pub struct ExtractedBlock {
 pub struct Extraction {
     /// The page title.
     pub title: String,
-    /// The main content: kept blocks, one paragraph each, separated by blank lines; text
-    /// inside `<pre>` (code) keeps its line breaks and indentation.
+    /// The main content: kept blocks, one paragraph each, separated by blank lines, but list
+    /// items on lines of their own after `- `; text inside `<pre>` (code) keeps its line
+    /// breaks and indentation. The layout of WCXB's gold texts ([`crate::output::plain_text`]).
     pub text: String,
     /// Every block, with its label and score.
     pub blocks: Vec<ExtractedBlock>,
@@ -220,12 +221,7 @@ impl Extractor {
                 score,
             })
             .collect();
-        let text = blocks
-            .iter()
-            .filter(|b| b.label.is_content())
-            .map(|b| b.text.as_str())
-            .collect::<Vec<_>>()
-            .join("\n\n");
+        let text = crate::output::plain_text(&blocks);
         let extraction = Extraction {
             title: page.title,
             text,

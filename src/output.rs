@@ -109,7 +109,8 @@ pub struct BlockRecord {
 /// Output formats of `textsift extract`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// The title, then the content: one paragraph per block, blank lines between.
+    /// The title, then the content: one paragraph per block, blank lines between, list
+    /// items on lines of their own.
     Text,
     /// One JSON document per page (pretty-printed).
     Json,
@@ -138,34 +139,61 @@ pub fn to_markdown(e: &Extraction) -> String {
     if !e.title.is_empty() {
         out.push_str(&format!("# {}\n\n", e.title));
     }
-    let kept: Vec<&ExtractedBlock> = e.blocks.iter().filter(|b| b.label.is_content()).collect();
-    for (i, b) in kept.iter().enumerate() {
-        let line = match b.tag.as_str() {
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                let level = b.tag.as_bytes()[1] - b'0';
-                // The page title is already the top heading.
-                format!(
-                    "{} {}",
-                    "#".repeat(usize::from(level.clamp(1, 5)) + 1),
-                    b.text
-                )
-            }
-            "li" | "dd" | "dt" => format!("- {}", b.text),
-            "blockquote" => format!("> {}", b.text),
-            _ if b.collapsed.is_some() || b.tag == "pre" => code_block(&b.text),
-            _ => b.text.clone(),
-        };
-        out.push_str(&line);
-        // List items stay together; everything else is a paragraph.
-        let next_is_item = kept
-            .get(i + 1)
-            .is_some_and(|n| matches!(n.tag.as_str(), "li" | "dd" | "dt"));
-        let is_item = matches!(b.tag.as_str(), "li" | "dd" | "dt");
-        out.push_str(if is_item && next_is_item {
-            "\n"
+    let body = lay_out(&e.blocks, |b| match b.tag.as_str() {
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+            let level = b.tag.as_bytes()[1] - b'0';
+            // The page title is already the top heading.
+            format!(
+                "{} {}",
+                "#".repeat(usize::from(level.clamp(1, 5)) + 1),
+                b.text
+            )
+        }
+        _ if is_item(b) => format!("- {}", b.text),
+        "blockquote" => format!("> {}", b.text),
+        _ if b.collapsed.is_some() || b.tag == "pre" => code_block(&b.text),
+        _ => b.text.clone(),
+    });
+    if !body.is_empty() {
+        out.push_str(&body);
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// The main text of an extraction ([`Extraction::text`]), laid out as WCXB's gold texts
+/// are: a paragraph per kept block, blank lines between, but list items on lines of their
+/// own after `- `.
+pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
+    lay_out(blocks, |b| {
+        if is_item(b) {
+            format!("- {}", b.text)
         } else {
-            "\n\n"
-        });
+            b.text.clone()
+        }
+    })
+}
+
+/// Whether a block is an item of a list.
+fn is_item(b: &ExtractedBlock) -> bool {
+    matches!(b.tag.as_str(), "li" | "dd" | "dt")
+}
+
+/// The kept blocks, each as `line` gives it: a blank line between two, but a line break
+/// only between two list items, which stay together.
+fn lay_out(blocks: &[ExtractedBlock], line: impl Fn(&ExtractedBlock) -> String) -> String {
+    let mut out = String::new();
+    let mut previous: Option<&ExtractedBlock> = None;
+    for b in blocks.iter().filter(|b| b.label.is_content()) {
+        if let Some(p) = previous {
+            out.push_str(if is_item(p) && is_item(b) {
+                "\n"
+            } else {
+                "\n\n"
+            });
+        }
+        out.push_str(&line(b));
+        previous = Some(b);
     }
     out
 }

@@ -379,7 +379,7 @@ fn tutorial() -> String {
     format!(
         "<html><head><title>Parsing files</title></head><body>\
          <nav><ul><li><a href=/>Home</a></li><li><a href=/docs>Docs</a></li></ul></nav>\
-         <main><article><h1>Parsing files</h1>{}{}\
+         <main><article><h1>Parsing files</h1>{}<ul><li>{ITEM_1}</li><li>{ITEM_2}</li></ul>{}\
          <pre><code><span class=k>fn</span> <span class=n>parse</span>(line: &amp;str) {{\n    \
          <span class=k>if</span> line.len() &lt; 3 {{\n        <span class=k>return</span>;\n    }}\
          \n    <span class=c>// ```</span>\n}}\n</code></pre>{}{}</article></main>\
@@ -391,15 +391,29 @@ fn tutorial() -> String {
     )
 }
 
+/// The items of the list in [`tutorial`].
+const ITEM_1: &str =
+    "The parser reads the file one line at a time, from the first line to the last.";
+const ITEM_2: &str = "It splits every line at the first equals sign into a name and a value.";
+
 /// The code sample of [`tutorial`] as laid out on the page.
 const TUTORIAL_CODE: &str =
     "fn parse(line: &str) {\n    if line.len() < 3 {\n        return;\n    }\n    // ```\n}";
 
 #[test]
-fn code_keeps_its_layout_in_every_format() {
+fn code_and_lists_keep_their_layout_in_every_format() {
     let page = tutorial();
     let text = stdout(&textsift(&["extract", "-"], Some(page.as_bytes())));
     assert!(text.contains(TUTORIAL_CODE), "{text}");
+    // List items on lines of their own, as in WCXB's gold texts.
+    assert!(
+        text.contains(&format!(
+            "sentences, how the parser reads a configuration file. Each \
+             line holds a name and a value. Lines that start with a hash are comments and are \
+             skipped.\n\n- {ITEM_1}\n- {ITEM_2}\n\nStep 2"
+        )),
+        "{text}"
+    );
     let md = stdout(&textsift(
         &["extract", "--format", "markdown", "-"],
         Some(page.as_bytes()),
