@@ -873,15 +873,23 @@ impl Segmenter {
 /// without blank lines at either end; `None` when that is one line without runs of spaces,
 /// which the collapsed text already shows.
 fn laid_out(pre: &str) -> Option<String> {
-    let lines: Vec<&str> = pre.lines().map(str::trim_end).collect();
-    let first = lines.iter().position(|l| !l.is_empty())?;
-    let last = lines.iter().rposition(|l| !l.is_empty())?;
-    let lines = &lines[first..=last];
-    let plain = lines.len() == 1
-        && !lines[0].starts_with(char::is_whitespace)
-        && !lines[0].contains("  ")
-        && !lines[0].contains('\t');
-    (!plain).then(|| lines.join("\n"))
+    // From the start of the first line with text to the end of the text, without a list of
+    // lines: a page may hold millions of them.
+    let first = pre.find(|c: char| !c.is_whitespace())?;
+    let start = pre[..first].rfind('\n').map_or(0, |i| i + 1);
+    let body = pre[start..].trim_end();
+    let mut out = String::with_capacity(body.len());
+    for (i, line) in body.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line.trim_end());
+    }
+    let plain = !out.contains('\n')
+        && !out.starts_with(char::is_whitespace)
+        && !out.contains("  ")
+        && !out.contains('\t');
+    (!plain).then_some(out)
 }
 
 /// The bytes of [`u8::is_ascii_whitespace`], as a table: one load per byte in the hot loop.

@@ -178,6 +178,24 @@ fn twenty_megabytes_of_text_without_a_tag() {
     assert!(e.blocks[0].text.len() > 19_000_000);
 }
 
+/// Text inside `<pre>` keeps its layout, and millions of its lines cost no more than their
+/// bytes: the layout of a block is made without a list of its lines.
+#[test]
+fn millions_of_lines_in_a_pre() {
+    let page = format!(
+        "<pre>{}<b>code</b>  here{}\n  more\n{}</pre>",
+        "\n".repeat(5_000_000),
+        " \n".repeat(1_000_000),
+        "\t\n".repeat(1_000_000)
+    );
+    let e = within(60, "millions of lines", || extract(page.as_bytes())).unwrap();
+    check(&e);
+    assert_eq!(e.blocks.len(), 1);
+    let layout = format!("code  here{}\n  more", "\n".repeat(1_000_000));
+    assert_eq!(e.blocks[0].text, layout);
+    assert_eq!(e.blocks[0].collapsed.as_deref(), Some("code here more"));
+}
+
 /// A 50 MB page: refused by the default byte limit, extracted when the limit is raised.
 #[test]
 fn fifty_megabyte_page() {
