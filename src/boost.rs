@@ -14,7 +14,7 @@
 //! then walks a fixed number of steps with no pointer to follow (the children of split `i` are
 //! `2i + 1` and `2i + 2`), and shallow trees of a few kilobytes stay in the first cache.
 //! Trees of up to five levels (32 leaves) are not walked but evaluated 16 rows at a time by
-//! sets of reachable leaves ([`leaf_sets`]), with vector instructions, in half the time.
+//! sets of reachable leaves (`leaf_sets`), with vector instructions, in half the time.
 
 use crate::forest::{clean, normalised_importances, round_down, ForestError, Rng};
 use rayon::prelude::*;

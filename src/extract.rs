@@ -81,7 +81,7 @@ pub struct Extraction {
     pub title: String,
     /// The main content: kept blocks, one paragraph each, separated by blank lines, but list
     /// items on lines of their own after `- `; text inside `<pre>` (code) keeps its line
-    /// breaks and indentation. The layout of WCXB's gold texts ([`crate::output::plain_text`]).
+    /// breaks and indentation, as in WCXB's gold texts ([`crate::output::plain_text`]).
     pub text: String,
     /// Every block, with its label and score.
     pub blocks: Vec<ExtractedBlock>,

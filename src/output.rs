@@ -161,9 +161,9 @@ pub fn to_markdown(e: &Extraction) -> String {
     out
 }
 
-/// The main text of an extraction ([`Extraction::text`]), laid out as WCXB's gold texts
-/// are: a paragraph per kept block, blank lines between, but list items on lines of their
-/// own after `- `.
+/// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
+/// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
+/// on lines of their own after `- `.
 pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
     lay_out(blocks, |b| {
         if is_item(b) {
