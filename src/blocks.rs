@@ -643,6 +643,9 @@ struct Pending {
     has_word: bool,
     /// The text as it is, when it lies inside `<pre>`.
     pre: String,
+    /// Some of the text lies outside `<pre>` (around a `<listing>`, which does not break
+    /// blocks): the block has no layout of its own.
+    outside_pre: bool,
 }
 
 struct Segmenter {
@@ -678,6 +681,8 @@ impl Segmenter {
         if p.text.is_empty() {
             p.inline_tags = 0;
             p.anchor_spans.clear();
+            p.pre.clear();
+            p.outside_pre = false;
             return;
         }
         if p.has_word && !self.full {
@@ -687,11 +692,16 @@ impl Segmenter {
                 anchor_spans: std::mem::take(&mut p.anchor_spans),
                 element: p.element,
                 inline_tags: p.inline_tags,
-                preformatted: laid_out(&p.pre),
+                preformatted: if p.outside_pre {
+                    None
+                } else {
+                    laid_out(&p.pre)
+                },
             });
             self.full = self.page.blocks.len() >= self.limits.max_blocks;
         }
         p.pre.clear();
+        p.outside_pre = false;
         p.text.clear();
         p.anchor_spans.clear();
         p.inline_tags = 0;
@@ -725,6 +735,8 @@ impl Segmenter {
                 p.pre.push(' ');
             }
             p.pre.push_str(s);
+        } else if !p.outside_pre && s.bytes().any(|b| !b.is_ascii_whitespace()) {
+            p.outside_pre = true;
         }
         let before = p.text.len();
         let (start, has_word) = push_collapsed(&mut p.text, s, &mut p.space);
@@ -1296,7 +1308,7 @@ mod tests {
         let html = "<p>Run  it:</p><pre><code><span>fn</span> <span>main</span>() {\n    \
                     <span>call</span>();\n\n    <a>x</a><span>y</span>\n  <span>z</span>\n}\n\n</code></pre>\
                     <pre>one   line</pre><pre>  indented</pre><pre>plain line</pre>\
-                    <listing>a\n b</listing>";
+                    <listing>a\n b</listing><div>before <listing>c\n d</listing> after</div>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let got: Vec<(&str, Option<&str>)> = page
             .blocks
@@ -1315,6 +1327,7 @@ mod tests {
                 ("indented", Some("  indented")),
                 ("plain line", None),
                 ("a b", Some("a\n b")),
+                ("before c d after", None),
             ],
             "the collapsed text is the one features read; the layout has the same words"
         );
