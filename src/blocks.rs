@@ -1285,8 +1285,8 @@ mod tests {
 
     #[test]
     fn whitespace_between_inline_elements_is_one_space() {
-        // Whitespace-only text is kept as an empty node (see `parse`), and text that follows
-        // it in the same node keeps the space.
+        // Whitespace between tags is kept as an empty node (see `parse`), and text that
+        // follows it in the same node keeps the space.
         assert_eq!(texts("<p><b>one</b>\n<i>two</i></p>"), ["one two"]);
         assert_eq!(
             texts("<p><b>one</b>\n\n  two \n three</p>"),

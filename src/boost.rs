@@ -98,6 +98,16 @@ fn add_trees(
     }
 }
 
+/// A batch of up to [`LANES`] row-major rows as one array of lanes per column, as
+/// [`leaf_sets`] reads them.
+fn to_columns(batch: &[f32], columns: &mut [[f32; LANES]]) {
+    for (r, row) in batch.chunks_exact(columns.len()).enumerate() {
+        for (column, &v) in columns.iter_mut().zip(row) {
+            column[r] = v;
+        }
+    }
+}
+
 /// [`leaf_sets`] written with AVX2 instructions, eight rows to a register: compiled from the
 /// loop above, the same comparisons and blends sometimes come out with the lanes shuffled
 /// between registers at every split (twice the instructions), depending on what else the
@@ -513,11 +523,7 @@ impl Booster {
             .get_or_init(|| self.trees.iter().map(set_splits).collect());
         let mut columns = vec![[0.0f32; LANES]; n_features];
         for (s, batch) in sums.as_chunks_mut::<LANES>().0.iter_mut().zip(batches) {
-            for (r, row) in batch.chunks_exact(n_features).enumerate() {
-                for (column, &v) in columns.iter_mut().zip(row) {
-                    column[r] = v;
-                }
-            }
+            to_columns(batch, &mut columns);
             add_trees(&self.trees, sets, batch, n_features, &columns, s);
         }
         sums.truncate(n);
@@ -781,11 +787,7 @@ mod tests {
         // The plain loop, which processors without AVX2 run, reaches the walked leaves too.
         for batch in rows.chunks(LANES * width) {
             let mut columns = vec![[0.0f32; LANES]; width];
-            for (r, row) in batch.chunks_exact(width).enumerate() {
-                for (column, &v) in columns.iter_mut().zip(row) {
-                    column[r] = v;
-                }
-            }
+            to_columns(batch, &mut columns);
             for tree in booster
                 .trees
                 .iter()

@@ -168,27 +168,6 @@ impl Bounded {
     }
 }
 
-/// Whether `node` is inside a `<pre>` or `<listing>` (looked up a few levels up: code in a
-/// `<pre>` is wrapped in a `<code>` and line or token `<span>`s, not deeper).
-fn in_preformatted(node: &NodeRef) -> bool {
-    let mut node = Some(node.clone());
-    for _ in 0..PRE_LEVELS {
-        let Some(n) = node else {
-            return false;
-        };
-        if let Some(e) = n.as_element() {
-            if e.name.local == local_name!("pre") || e.name.local == local_name!("listing") {
-                return true;
-            }
-        }
-        node = n.parent();
-    }
-    false
-}
-
-/// Levels [`in_preformatted`] looks up.
-const PRE_LEVELS: usize = 6;
-
 impl TreeSink for Bounded {
     type Handle = NodeRef;
     type Output = Self;
@@ -253,14 +232,13 @@ impl TreeSink for Bounded {
         // is not copied into the tree; an empty text node stands in for it, so that nodes are
         // counted as before.
         let unread = holds_unread_text(parent);
-        // Text of only whitespace (a third of a page's nodes: the line breaks between tags) is
-        // kept as an empty node, with no buffer to make and free; segmentation reads an empty
-        // text node as one space. Inside `<pre>` the line breaks and indentation between tags
-        // are the layout of the text (code whose tokens are coloured by `<span>`s), so they
-        // are kept there.
-        let blank = unread
-            || (text.bytes().all(|b| b.is_ascii_whitespace())
-                && (&*text == " " || !in_preformatted(parent)));
+        // A single space (a third of a page's nodes: slimming leaves one for the whitespace
+        // between two tags outside `<pre>`) is kept as an empty node, with no buffer to make
+        // and free; segmentation reads an empty text node as one space. Other whitespace is
+        // kept as it is: inside `<pre>` it is the text's layout (the line breaks and
+        // indentation between the `<span>`s of highlighted code), elsewhere segmentation
+        // collapses it.
+        let blank = unread || &*text == " ";
         // The tokenizer hands text over in pieces (it stops at every line break and character
         // reference), which are joined into one node: room for a few is made at once.
         if let Some(last) = parent.last_child() {
