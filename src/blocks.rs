@@ -194,6 +194,101 @@ impl Page {
     pub fn contains(&self, outer: u32, inner: u32) -> bool {
         outer <= inner && inner <= self.elements[outer as usize].end
     }
+
+    /// What each block is in the page's structure ([`Role`]), for output that shows it:
+    /// Markdown numbers the items of ordered lists and lays simple tables out as tables.
+    /// One pass over the elements, whatever their nesting.
+    pub fn roles(&self) -> Vec<Role> {
+        const NONE: u32 = u32::MAX;
+        let tag = |i: Option<u32>| i.map_or("", |i| &*self.elements[i as usize].tag);
+        let n = self.elements.len();
+        // For every element: its nearest `table` (itself included), its position among the
+        // items, rows or cells its parent counts, and how many of those it counts itself.
+        let mut table_of = vec![NONE; n];
+        let mut position = vec![0u32; n];
+        let mut counted = vec![0u32; n];
+        // Tables whose blocks are not all the text of their own cells, or that hold a table.
+        let mut complex = vec![false; n];
+        for (i, e) in self.elements.iter().enumerate() {
+            let inherited = e.parent.map_or(NONE, |p| table_of[p as usize]);
+            table_of[i] = if e.tag == "table" {
+                if inherited != NONE {
+                    complex[inherited as usize] = true;
+                }
+                i as u32
+            } else {
+                inherited
+            };
+            let counter = match &*e.tag {
+                "li" if tag(e.parent) == "ol" => e.parent,
+                "tr" if table_of[i] != NONE => Some(table_of[i]),
+                "td" | "th" if tag(e.parent) == "tr" => e.parent,
+                _ => None,
+            };
+            if let Some(c) = counter {
+                counted[c as usize] += 1;
+                position[i] = counted[c as usize];
+            }
+        }
+        let mut roles: Vec<Role> = self
+            .blocks
+            .iter()
+            .map(|b| {
+                let el = b.element as usize;
+                let e = &self.elements[el];
+                let table = table_of[el];
+                let role = match &*e.tag {
+                    "li" => Role::Item {
+                        number: (tag(e.parent) == "ol").then_some(position[el]),
+                    },
+                    "dt" | "dd" => Role::Item { number: None },
+                    "td" | "th" if table != NONE && tag(e.parent) == "tr" => Role::Cell {
+                        table,
+                        row: position[e.parent.map_or(el, |p| p as usize)].saturating_sub(1),
+                        col: position[el].saturating_sub(1),
+                    },
+                    _ => Role::Text,
+                };
+                // A caption is the table's title, not a cell: Markdown puts it above.
+                if table != NONE && !matches!(role, Role::Cell { .. }) && e.tag != "caption" {
+                    complex[table as usize] = true;
+                }
+                role
+            })
+            .collect();
+        for r in &mut roles {
+            if let Role::Cell { table, .. } = *r {
+                if complex[table as usize] {
+                    *r = Role::Text;
+                }
+            }
+        }
+        roles
+    }
+}
+
+/// What a block is in the page's structure ([`Page::roles`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Role {
+    /// A paragraph, heading, quote or code: whatever its tag says.
+    #[default]
+    Text,
+    /// An item of a list (`li`, `dt`, `dd`); `number` is its place in an `<ol>`, from 1.
+    Item {
+        /// Place among the items of its `<ol>`, from 1; `None` in other lists.
+        number: Option<u32>,
+    },
+    /// Text of a cell of a simple table: a table whose every block is the text of one of its
+    /// own cells (no paragraphs, lists or tables inside them). Rows and cells count from 0
+    /// in document order; a cell spanning several columns counts as one.
+    Cell {
+        /// The `table` element ([`Page::elements`]).
+        table: u32,
+        /// The row among the table's rows.
+        row: u32,
+        /// The cell among its row's cells.
+        col: u32,
+    },
 }
 
 /// How an element takes part in segmentation.
@@ -1376,6 +1471,64 @@ mod tests {
             .map(|&(s, e)| &b.text[s as usize..e as usize])
             .collect();
         assert_eq!(spans, ["the full story", "here"]);
+    }
+
+    #[test]
+    fn roles_number_ordered_items_and_place_the_cells_of_simple_tables() {
+        let html = "<ol><li>one</li><li>two<ul><li>inner</li></ul></li><li>three</li></ol>\
+                    <dl><dt>term</dt><dd>meaning</dd></dl>\
+                    <table><caption>Sizes</caption><thead><tr><th>a</th><th>b</th></tr></thead>\
+                    <tbody><tr><td>1</td><td></td><td>2<br>3</td></tr></tbody></table>\
+                    <table><tr><td><p>para</p></td><td>cell</td></tr></table>\
+                    <table><tr><td>outer<table><tr><td>inner cell</td></tr></table></td></tr></table>\
+                    <p>after</p>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let roles = page.roles();
+        let got: Vec<(&str, Role)> = page
+            .blocks
+            .iter()
+            .map(|b| b.text.as_str())
+            .zip(roles.iter().copied())
+            .collect();
+        let item = |n| Role::Item { number: n };
+        let table = |i: usize| {
+            let mut tables = page
+                .elements
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.tag == "table");
+            tables.nth(i).unwrap().0 as u32
+        };
+        let cell = |t, row, col| Role::Cell {
+            table: table(t),
+            row,
+            col,
+        };
+        assert_eq!(
+            got,
+            [
+                ("one", item(Some(1))),
+                ("two", item(Some(2))),
+                ("inner", item(None)),
+                ("three", item(Some(3))),
+                ("term", item(None)),
+                ("meaning", item(None)),
+                ("Sizes", Role::Text),
+                ("a", cell(0, 0, 0)),
+                ("b", cell(0, 0, 1)),
+                ("1", cell(0, 1, 0)),
+                // An empty cell still counts: "2" is in the third column.
+                ("2", cell(0, 1, 2)),
+                ("3", cell(0, 1, 2)),
+                // A paragraph in a cell: the table is laid out as text.
+                ("para", Role::Text),
+                ("cell", Role::Text),
+                // A table in a cell: the outer one is text, the inner one a table.
+                ("outer", Role::Text),
+                ("inner cell", cell(3, 0, 0)),
+                ("after", Role::Text),
+            ]
+        );
     }
 
     #[test]

@@ -72,6 +72,9 @@ pub struct ExtractedBlock {
     pub label: Label,
     /// The model's content score, 0 to 1.
     pub score: f32,
+    /// What the block is in the page's structure: a list item, a table cell, or text.
+    #[serde(skip)]
+    pub role: crate::blocks::Role,
 }
 
 /// The result of extracting one page.
@@ -208,17 +211,20 @@ impl Extractor {
         } else {
             Vec::new()
         };
+        let roles = page.roles();
         let blocks: Vec<ExtractedBlock> = page
             .blocks
             .iter()
             .zip(scores.iter().zip(&keep))
-            .map(|(b, (&score, &k))| ExtractedBlock {
+            .zip(roles)
+            .map(|((b, (&score, &k)), role)| ExtractedBlock {
                 index: b.index,
                 text: b.preformatted.as_ref().unwrap_or(&b.text).clone(),
                 collapsed: b.preformatted.as_ref().map(|_| b.text.clone()),
                 tag: page.tag_of(b).to_string(),
                 label: Label::from_bool(k),
                 score,
+                role,
             })
             .collect();
         let text = crate::output::plain_text(&blocks);

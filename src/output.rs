@@ -4,6 +4,7 @@
 //! A block record can be edited by hand (its `label`) and read back by training, so it also
 //! deserializes, checking feature names against the schema.
 
+use crate::blocks::Role;
 use crate::extract::{ExtractedBlock, Extraction};
 use crate::features::{N_FEATURES, SCHEMA};
 use serde::de::{MapAccess, Visitor};
@@ -116,7 +117,7 @@ pub enum Format {
     Json,
     /// One JSON object per line.
     Jsonl,
-    /// Headings, lists, quotes and code as Markdown.
+    /// Headings, lists, quotes, code and simple tables as Markdown, the text escaped.
     Markdown,
     /// A debug page: every block coloured by score, features on hover, kept text outlined.
     Html,
@@ -133,26 +134,36 @@ pub fn to_text(e: &Extraction) -> String {
     out
 }
 
-/// The kept blocks as Markdown.
+/// The kept blocks as Markdown: headings, list items (numbered in ordered lists), quotes, code
+/// fenced, simple tables as tables, and every other character that Markdown would read as
+/// markup escaped, so that the text renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
     let mut out = String::new();
     if !e.title.is_empty() {
-        out.push_str(&format!("# {}\n\n", e.title));
+        out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
-    let body = lay_out(&e.blocks, |b| match b.tag.as_str() {
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-            let level = b.tag.as_bytes()[1] - b'0';
-            // The page title is already the top heading.
-            format!(
-                "{} {}",
-                "#".repeat(usize::from(level.clamp(1, 5)) + 1),
-                b.text
-            )
+    let body = lay_out(pieces(&e.blocks, true), |piece| {
+        let b = match piece {
+            Piece::Table(cells) => return (md_table(cells), None),
+            Piece::Block(b) => b,
+        };
+        match (b.role, b.tag.as_str()) {
+            (_, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") => {
+                let level = b.tag.as_bytes()[1] - b'0';
+                // The page title is already the top heading.
+                let hashes = "#".repeat(usize::from(level.clamp(1, 5)) + 1);
+                (format!("{hashes} {}", heading_text(&b.text)), None)
+            }
+            (Role::Item { number: Some(n) }, _) => {
+                (format!("{n}. {}", md_escape(&b.text, true)), Some(true))
+            }
+            (Role::Item { number: None }, _) => {
+                (format!("- {}", md_escape(&b.text, true)), Some(false))
+            }
+            (_, "blockquote") => (format!("> {}", md_escape(&b.text, true)), None),
+            _ if b.collapsed.is_some() || b.tag == "pre" => (code_block(&b.text), None),
+            _ => (md_escape(&b.text, true), None),
         }
-        _ if is_item(b) => format!("- {}", b.text),
-        "blockquote" => format!("> {}", b.text),
-        _ if b.collapsed.is_some() || b.tag == "pre" => code_block(&b.text),
-        _ => b.text.clone(),
     });
     if !body.is_empty() {
         out.push_str(&body);
@@ -165,35 +176,178 @@ pub fn to_markdown(e: &Extraction) -> String {
 /// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
 /// on lines of their own after `- `.
 pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
-    lay_out(blocks, |b| {
-        if is_item(b) {
-            format!("- {}", b.text)
-        } else {
-            b.text.clone()
+    lay_out(pieces(blocks, false), |piece| match piece {
+        Piece::Block(b) if matches!(b.role, Role::Item { .. }) => {
+            (format!("- {}", b.text), Some(false))
+        }
+        Piece::Block(b) => (b.text.clone(), None),
+        Piece::Table(cells) => {
+            let texts: Vec<&str> = cells.iter().map(|b| b.text.as_str()).collect();
+            (texts.join("\n\n"), None)
         }
     })
 }
 
-/// Whether a block is an item of a list.
-fn is_item(b: &ExtractedBlock) -> bool {
-    matches!(b.tag.as_str(), "li" | "dd" | "dt")
+/// A unit of the laid-out text: one kept block, or the kept cells of a simple table.
+enum Piece<'a> {
+    Block(&'a ExtractedBlock),
+    Table(Vec<&'a ExtractedBlock>),
 }
 
-/// The kept blocks, each as `line` gives it: a blank line between two, but a line break
-/// only between two list items, which stay together.
-fn lay_out(blocks: &[ExtractedBlock], line: impl Fn(&ExtractedBlock) -> String) -> String {
-    let mut out = String::new();
-    let mut previous: Option<&ExtractedBlock> = None;
+/// The kept blocks in order; with `tables`, the kept cells of each simple table
+/// ([`Role::Cell`]) together, when they fill at least two rows and two columns (fewer are
+/// most likely a layout table, and stay paragraphs).
+fn pieces(blocks: &[ExtractedBlock], tables: bool) -> Vec<Piece<'_>> {
+    let mut out: Vec<Piece> = Vec::new();
     for b in blocks.iter().filter(|b| b.label.is_content()) {
+        if let (true, Role::Cell { table, .. }) = (tables, b.role) {
+            if let Some(Piece::Table(cells)) = out.last_mut() {
+                if matches!(cells[0].role, Role::Cell { table: t, .. } if t == table) {
+                    cells.push(b);
+                    continue;
+                }
+            }
+            out.push(Piece::Table(vec![b]));
+        } else {
+            out.push(Piece::Block(b));
+        }
+    }
+    out.into_iter()
+        .flat_map(|piece| match piece {
+            Piece::Table(cells) if !is_grid(&cells) => {
+                cells.into_iter().map(Piece::Block).collect::<Vec<_>>()
+            }
+            piece => vec![piece],
+        })
+        .collect()
+}
+
+/// Row and column of a cell (0, 0 for a block that is not one).
+fn cell_of(b: &ExtractedBlock) -> (u32, u32) {
+    match b.role {
+        Role::Cell { row, col, .. } => (row, col),
+        _ => (0, 0),
+    }
+}
+
+/// Whether cells span at least two rows and two columns.
+fn is_grid(cells: &[&ExtractedBlock]) -> bool {
+    let (row, col) = cell_of(cells[0]);
+    cells.iter().any(|b| cell_of(b).0 != row) && cells.iter().any(|b| cell_of(b).1 != col)
+}
+
+/// Kept cells as a Markdown (GitHub) table: one column for each column with a kept cell,
+/// dropped cells empty, the blocks of one cell joined by spaces. The first row is the header
+/// when its kept cells are all `<th>`; otherwise the header is left empty, as GitHub's tables
+/// must have one.
+fn md_table(cells: &[&ExtractedBlock]) -> String {
+    let mut cols: Vec<u32> = cells.iter().map(|b| cell_of(b).1).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    let first_row = cell_of(cells[0]).0;
+    let headed = cells
+        .iter()
+        .take_while(|b| cell_of(b).0 == first_row)
+        .all(|b| b.tag == "th");
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    if !headed {
+        rows.push(vec![String::new(); cols.len()]);
+    }
+    let mut last_row = None;
+    for b in cells {
+        let (row, col) = cell_of(b);
+        if last_row != Some(row) {
+            rows.push(vec![String::new(); cols.len()]);
+            last_row = Some(row);
+        }
+        let text = md_escape(b.collapsed.as_deref().unwrap_or(&b.text), false).replace('|', "\\|");
+        if let (Some(r), Ok(c)) = (rows.last_mut(), cols.binary_search(&col)) {
+            if !r[c].is_empty() {
+                r[c].push(' ');
+            }
+            r[c].push_str(&text);
+        }
+    }
+    let line = |r: &[String]| format!("| {} |", r.join(" | "));
+    let mut out: Vec<String> = Vec::with_capacity(rows.len() + 1);
+    for (i, r) in rows.iter().enumerate() {
+        out.push(line(r));
+        if i == 0 {
+            out.push(line(&vec!["---".to_string(); cols.len()]));
+        }
+    }
+    out.join("\n")
+}
+
+/// Text escaped for Markdown: every character that could start emphasis, code, a link, HTML
+/// or an entity gets a backslash, and so does a start of the text that would read as a
+/// heading, quote, list item or rule when `line_start`.
+fn md_escape(text: &str, line_start: bool) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let bytes = text.as_bytes();
+    // A start that reads as a block marker: `#`, `>`, `-`, `+`, `=`, or digits and `.`/`)`.
+    let mut marker_at = None;
+    if line_start {
+        let digits = bytes.iter().take_while(|c| c.is_ascii_digit()).count();
+        match bytes.first() {
+            Some(b'#' | b'>' | b'-' | b'+' | b'=') => marker_at = Some(0),
+            Some(b'0'..=b'9') if digits <= 9 && matches!(bytes.get(digits), Some(b'.' | b')')) => {
+                marker_at = Some(digits)
+            }
+            _ => {}
+        }
+    }
+    for (i, c) in text.char_indices() {
+        let escape = match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '~' => true,
+            // `&amp;`, `&#39;`: an entity a renderer would decode.
+            '&' => {
+                let rest = &bytes[i + 1..];
+                let name = rest.strip_prefix(b"#").unwrap_or(rest);
+                let len = name
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .count();
+                len > 0 && name.get(len) == Some(&b';')
+            }
+            _ => marker_at == Some(i),
+        };
+        if escape {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Text of a Markdown heading: escaped, and a `#` ending it escaped too, as Markdown would
+/// read it as a closing sequence and drop it ("Issue #").
+fn heading_text(text: &str) -> String {
+    let mut out = md_escape(text, true);
+    let run = out.len() - out.trim_end_matches('#').len();
+    if run > 0 && !out[..out.len() - run].ends_with('\\') {
+        out.insert(out.len() - run, '\\');
+    }
+    out
+}
+
+/// The laid-out pieces, each as `render` gives it with the kind of list item it is (ordered
+/// or not, `None` for no item): a line break between two items of the same kind, which stay
+/// one list, and a blank line elsewhere.
+fn lay_out(pieces: Vec<Piece>, render: impl Fn(&Piece) -> (String, Option<bool>)) -> String {
+    let mut out = String::new();
+    let mut previous: Option<Option<bool>> = None;
+    for piece in &pieces {
+        let (text, item) = render(piece);
         if let Some(p) = previous {
-            out.push_str(if is_item(p) && is_item(b) {
+            out.push_str(if item.is_some() && p == item {
                 "\n"
             } else {
                 "\n\n"
             });
         }
-        out.push_str(&line(b));
-        previous = Some(b);
+        out.push_str(&text);
+        previous = Some(item);
     }
     out
 }
@@ -315,6 +469,113 @@ pub fn html_section(source: &str, e: &Extraction) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn block(text: &str, tag: &str, role: Role, kept: bool) -> ExtractedBlock {
+        ExtractedBlock {
+            index: 0,
+            text: text.into(),
+            collapsed: None,
+            tag: tag.into(),
+            label: Label::from_bool(kept),
+            score: 0.5,
+            role,
+        }
+    }
+
+    fn markdown(blocks: Vec<ExtractedBlock>) -> String {
+        to_markdown(&Extraction {
+            title: String::new(),
+            text: plain_text(&blocks),
+            blocks,
+            features: crate::features::FeatureMatrix::default(),
+        })
+    }
+
+    #[test]
+    fn markdown_escapes_what_would_read_as_markup() {
+        let cases = [
+            ("# of items", "\\# of items"),
+            ("1. Not a list", "1\\. Not a list"),
+            ("2024) a year", "2024\\) a year"),
+            (
+                "1234567890. too long for a list number",
+                "1234567890. too long for a list number",
+            ),
+            ("- dash, + plus", "\\- dash, + plus"),
+            ("> no quote", "\\> no quote"),
+            (
+                "a *b* _c_ `d` [e](f) ~g~ \\h",
+                "a \\*b\\* \\_c\\_ \\`d\\` \\[e\\](f) \\~g\\~ \\\\h",
+            ),
+            (
+                "<img src=x onerror=alert(1)>",
+                "\\<img src=x onerror=alert(1)>",
+            ),
+            ("AT&T &amp; &#39; & co", "AT&T \\&amp; \\&#39; & co"),
+            ("2 > 1, #3", "2 > 1, #3"),
+        ];
+        for (text, escaped) in cases {
+            assert_eq!(md_escape(text, true), escaped, "{text}");
+        }
+        assert_eq!(md_escape("# - 1.", false), "# - 1.");
+        assert_eq!(heading_text("Issue #"), "Issue \\#");
+        assert_eq!(heading_text("C##"), "C\\##");
+        assert_eq!(heading_text("#"), "\\#");
+    }
+
+    #[test]
+    fn markdown_numbers_ordered_items_and_lays_simple_tables_out() {
+        let cell = |text: &str, tag: &str, row, col, kept| {
+            block(text, tag, Role::Cell { table: 7, row, col }, kept)
+        };
+        let item = |text: &str, number| block(text, "li", Role::Item { number }, true);
+        let md = markdown(vec![
+            item("first", Some(1)),
+            item("second", Some(2)),
+            item("bullet", None),
+            cell("Name", "th", 0, 0, true),
+            cell("Links", "th", 0, 1, false),
+            cell("Size", "th", 0, 2, true),
+            cell("a|b", "td", 1, 0, true),
+            cell("menu", "td", 1, 1, false),
+            cell("10", "td", 1, 2, true),
+            cell("2", "td", 2, 2, true),
+            block("after", "p", Role::Text, true),
+            // A table whose kept cells fill one row stays paragraphs.
+            block(
+                "x",
+                "td",
+                Role::Cell {
+                    table: 9,
+                    row: 0,
+                    col: 0,
+                },
+                true,
+            ),
+            block(
+                "y",
+                "td",
+                Role::Cell {
+                    table: 9,
+                    row: 0,
+                    col: 1,
+                },
+                true,
+            ),
+            // Without a row of `<th>`, the header is empty.
+            cell("k", "td", 0, 0, true),
+            cell("v", "td", 0, 1, true),
+            cell("k2", "td", 1, 0, true),
+            cell("v2", "td", 1, 1, true),
+        ]);
+        assert_eq!(
+            md,
+            "1. first\n2. second\n\n- bullet\n\n\
+             | Name | Size |\n| --- | --- |\n| a\\|b | 10 |\n|  | 2 |\n\n\
+             after\n\nx\n\ny\n\n\
+             |  |  |\n| --- | --- |\n| k | v |\n| k2 | v2 |\n\n"
+        );
+    }
 
     #[test]
     fn record_round_trips_and_checks_names() {

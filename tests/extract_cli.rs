@@ -607,3 +607,61 @@ fn a_pipe_named_as_a_file_is_read_whole() {
         .collect();
     assert_eq!(sources, ["\"first\"", "\"second\""]);
 }
+
+/// A page whose text holds characters that Markdown reads as markup, with an ordered list and
+/// a table of figures.
+fn tricky_markdown_page() -> String {
+    format!(
+        "<html><head><title>Escaping *stars* &amp; _lines_</title></head><body>\
+         <nav><ul><li><a href=/>Home</a></li><li><a href=/docs>Docs</a></li></ul></nav>\
+         <main><article><h1>Writing &lt;script&gt; tags in a page #</h1>\
+         <p># of items in the cart is shown with a hash sign at the start of this paragraph.</p>\
+         <p>1. This paragraph starts with a number and a dot, as an ordered list would.</p>\
+         <p>- This one starts with a dash; *these stars* and _these lines_ are text, as is \
+         [this](http://x) and &amp;amp;.</p>\
+         <p>&lt;img src=x onerror=alert(1)&gt; is text the page shows, not markup, and so is a \
+         back\\slash at the end \\</p>\
+         <ol><li>First step of the tutorial, with enough words to be kept as content.</li>\
+         <li>Second step of the tutorial, also with enough words to be kept.</li></ol>\
+         <table><thead><tr><th>Setting</th><th>Default</th></tr></thead><tbody>\
+         <tr><td>alpha | rate</td><td>0.5 for every run of the tool</td></tr>\
+         <tr><td>beta</td><td>1.0 for every run of the tool</td></tr></tbody></table>\
+         <p>{}</p></article></main><footer><p>Copyright 2026 Example Docs.</p></footer>\
+         </body></html>",
+        "The tool reads both settings from its configuration file when it starts. ".repeat(3)
+    )
+}
+
+#[test]
+fn markdown_renders_as_the_page_shows_its_text() {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let page = tricky_markdown_page();
+    let text = stdout(&textsift(&["extract", "-"], Some(page.as_bytes())));
+    let md = stdout(&textsift(
+        &["extract", "--format", "markdown", "-"],
+        Some(page.as_bytes()),
+    ));
+    let mut shown = String::new();
+    let (mut tables, mut rows, mut ordered, mut html) = (0, 0, Vec::new(), Vec::new());
+    for event in Parser::new_ext(&md, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH) {
+        match event {
+            Event::Text(t) | Event::Code(t) => shown.push_str(&t),
+            Event::Html(t) | Event::InlineHtml(t) => html.push(t.to_string()),
+            Event::Start(Tag::Table(_)) => tables += 1,
+            Event::Start(Tag::TableRow | Tag::TableHead) => rows += 1,
+            Event::Start(Tag::List(Some(first))) => ordered.push(first),
+            // Escapes cut text into several events: spaces only where blocks end.
+            Event::End(_) | Event::SoftBreak | Event::HardBreak => shown.push(' '),
+            _ => {}
+        }
+    }
+    assert!(html.is_empty(), "{html:?}\n{md}");
+    assert_eq!((tables, rows, ordered), (1, 3, vec![1]), "{md}");
+    // What the Markdown shows is the text output, character for character but for spaces.
+    let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // The text output marks the list's items with `- `; Markdown numbers them.
+    let text_without_markers = text
+        .replace("\n- First", "\nFirst")
+        .replace("\n- Second", "\nSecond");
+    assert_eq!(squeeze(&shown), squeeze(&text_without_markers), "{md}");
+}
