@@ -83,8 +83,9 @@ pub struct Extraction {
     /// The page title.
     pub title: String,
     /// The main content: kept blocks, one paragraph each, separated by blank lines, but list
-    /// items on lines of their own after `- `; text inside `<pre>` (code) keeps its line
-    /// breaks and indentation, as in WCXB's gold texts ([`crate::output::plain_text`]).
+    /// items on lines of their own after `- ` and a simple table's rows on lines of their own
+    /// (cells separated by tabs); text inside `<pre>` (code) keeps its line breaks and
+    /// indentation, as in WCXB's gold texts ([`crate::output::plain_text`]).
     pub text: String,
     /// Every block, with its label and score.
     pub blocks: Vec<ExtractedBlock>,

@@ -111,7 +111,7 @@ pub struct BlockRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// The title, then the content: one paragraph per block, blank lines between, list
-    /// items on lines of their own.
+    /// items on lines of their own, a simple table's rows on lines of their own.
     Text,
     /// One JSON document per page (pretty-printed).
     Json,
@@ -142,7 +142,7 @@ pub fn to_markdown(e: &Extraction) -> String {
     if !e.title.is_empty() {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
-    let body = lay_out(pieces(&e.blocks, true), |piece| {
+    let body = lay_out(pieces(&e.blocks), |piece| {
         let b = match piece {
             Piece::Table(cells) => return (md_table(cells), None),
             Piece::Block(b) => b,
@@ -174,17 +174,15 @@ pub fn to_markdown(e: &Extraction) -> String {
 
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
 /// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
-/// on lines of their own after `- `.
+/// on lines of their own after `- `, and the rows of a simple table on lines of their own,
+/// their cells separated by tabs.
 pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
-    lay_out(pieces(blocks, false), |piece| match piece {
+    lay_out(pieces(blocks), |piece| match piece {
         Piece::Block(b) if matches!(b.role, Role::Item { .. }) => {
             (format!("- {}", b.text), Some(false))
         }
         Piece::Block(b) => (b.text.clone(), None),
-        Piece::Table(cells) => {
-            let texts: Vec<&str> = cells.iter().map(|b| b.text.as_str()).collect();
-            (texts.join("\n\n"), None)
-        }
+        Piece::Table(cells) => (text_table(cells), None),
     })
 }
 
@@ -194,13 +192,12 @@ enum Piece<'a> {
     Table(Vec<&'a ExtractedBlock>),
 }
 
-/// The kept blocks in order; with `tables`, the kept cells of each simple table
-/// ([`Role::Cell`]) together, when they fill at least two rows and two columns (fewer are
+/// The kept blocks in order, the kept cells of each simple table ([`Role::Cell`]) together, when they fill at least two rows and two columns (fewer are
 /// most likely a layout table, and stay paragraphs).
-fn pieces(blocks: &[ExtractedBlock], tables: bool) -> Vec<Piece<'_>> {
+fn pieces(blocks: &[ExtractedBlock]) -> Vec<Piece<'_>> {
     let mut out: Vec<Piece> = Vec::new();
     for b in blocks.iter().filter(|b| b.label.is_content()) {
-        if let (true, Role::Cell { table, .. }) = (tables, b.role) {
+        if let Role::Cell { table, .. } = b.role {
             if let Some(Piece::Table(cells)) = out.last_mut() {
                 if matches!(cells[0].role, Role::Cell { table: t, .. } if t == table) {
                     cells.push(b);
@@ -236,11 +233,10 @@ fn is_grid(cells: &[&ExtractedBlock]) -> bool {
     cells.iter().any(|b| cell_of(b).0 != row) && cells.iter().any(|b| cell_of(b).1 != col)
 }
 
-/// Kept cells as a Markdown (GitHub) table: one column for each column with a kept cell,
-/// dropped cells empty, the blocks of one cell joined by spaces. The first row is the header
-/// when its kept cells are all `<th>`; otherwise the header is left empty, as GitHub's tables
-/// must have one.
-fn md_table(cells: &[&ExtractedBlock]) -> String {
+/// Kept cells as rows of a grid: one column for each column with a kept cell, dropped cells
+/// empty, the blocks of one cell joined by spaces, each block's text as `text` gives it. Also
+/// whether the first row is a header: its kept cells are all `<th>`.
+fn grid(cells: &[&ExtractedBlock], text: impl Fn(&str) -> String) -> (Vec<Vec<String>>, bool) {
     let mut cols: Vec<u32> = cells.iter().map(|b| cell_of(b).1).collect();
     cols.sort_unstable();
     cols.dedup();
@@ -250,9 +246,6 @@ fn md_table(cells: &[&ExtractedBlock]) -> String {
         .take_while(|b| cell_of(b).0 == first_row)
         .all(|b| b.tag == "th");
     let mut rows: Vec<Vec<String>> = Vec::new();
-    if !headed {
-        rows.push(vec![String::new(); cols.len()]);
-    }
     let mut last_row = None;
     for b in cells {
         let (row, col) = cell_of(b);
@@ -260,23 +253,44 @@ fn md_table(cells: &[&ExtractedBlock]) -> String {
             rows.push(vec![String::new(); cols.len()]);
             last_row = Some(row);
         }
-        let text = md_escape(b.collapsed.as_deref().unwrap_or(&b.text), false).replace('|', "\\|");
         if let (Some(r), Ok(c)) = (rows.last_mut(), cols.binary_search(&col)) {
             if !r[c].is_empty() {
                 r[c].push(' ');
             }
-            r[c].push_str(&text);
+            r[c].push_str(&text(b.collapsed.as_deref().unwrap_or(&b.text)));
         }
+    }
+    (rows, headed)
+}
+
+/// Kept cells as a Markdown (GitHub) table ([`grid`]). Its header is the first row when that
+/// is a row of `<th>`, and otherwise left empty, as GitHub's tables must have one.
+fn md_table(cells: &[&ExtractedBlock]) -> String {
+    let (mut rows, headed) = grid(cells, |t| md_escape(t, false).replace('|', "\\|"));
+    let columns = rows.first().map_or(0, Vec::len);
+    if !headed {
+        rows.insert(0, vec![String::new(); columns]);
     }
     let line = |r: &[String]| format!("| {} |", r.join(" | "));
     let mut out: Vec<String> = Vec::with_capacity(rows.len() + 1);
     for (i, r) in rows.iter().enumerate() {
         out.push(line(r));
         if i == 0 {
-            out.push(line(&vec!["---".to_string(); cols.len()]));
+            out.push(line(&vec!["---".to_string(); columns]));
         }
     }
     out.join("\n")
+}
+
+/// Kept cells as plain text ([`grid`]), as WCXB's gold texts mostly give tables: a row per
+/// line, its cells separated by tabs.
+fn text_table(cells: &[&ExtractedBlock]) -> String {
+    let (rows, _) = grid(cells, str::to_string);
+    let lines: Vec<String> = rows
+        .iter()
+        .map(|r| r.join("\t").trim_end_matches('\t').to_string())
+        .collect();
+    lines.join("\n")
 }
 
 /// Text escaped for Markdown: every character that could start emphasis, code, a link, HTML
@@ -524,12 +538,12 @@ mod tests {
     }
 
     #[test]
-    fn markdown_numbers_ordered_items_and_lays_simple_tables_out() {
+    fn simple_tables_are_rows_in_text_and_tables_in_markdown() {
         let cell = |text: &str, tag: &str, row, col, kept| {
             block(text, tag, Role::Cell { table: 7, row, col }, kept)
         };
         let item = |text: &str, number| block(text, "li", Role::Item { number }, true);
-        let md = markdown(vec![
+        let blocks = vec![
             item("first", Some(1)),
             item("second", Some(2)),
             item("bullet", None),
@@ -567,9 +581,16 @@ mod tests {
             cell("v", "td", 0, 1, true),
             cell("k2", "td", 1, 0, true),
             cell("v2", "td", 1, 1, true),
-        ]);
+        ];
         assert_eq!(
-            md,
+            plain_text(&blocks),
+            "- first\n- second\n- bullet\n\n\
+             Name\tSize\na|b\t10\n\t2\n\n\
+             after\n\nx\n\ny\n\n\
+             k\tv\nk2\tv2"
+        );
+        assert_eq!(
+            markdown(blocks),
             "1. first\n2. second\n\n- bullet\n\n\
              | Name | Size |\n| --- | --- |\n| a\\|b | 10 |\n|  | 2 |\n\n\
              after\n\nx\n\ny\n\n\

@@ -633,7 +633,7 @@ fn tricky_markdown_page() -> String {
 }
 
 #[test]
-fn markdown_renders_as_the_page_shows_its_text() {
+fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
     use pulldown_cmark::{Event, Options, Parser, Tag};
     let page = tricky_markdown_page();
     let text = stdout(&textsift(&["extract", "-"], Some(page.as_bytes())));
@@ -656,6 +656,11 @@ fn markdown_renders_as_the_page_shows_its_text() {
         }
     }
     assert!(html.is_empty(), "{html:?}\n{md}");
+    // The text output gives the table a row per line, as WCXB's gold texts mostly do.
+    assert!(
+        text.contains("\n\nSetting\tDefault\nalpha | rate\t0.5 for every run of the tool\nbeta\t"),
+        "{text}"
+    );
     assert_eq!((tables, rows, ordered), (1, 3, vec![1]), "{md}");
     // What the Markdown shows is the text output, character for character but for spaces.
     let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
