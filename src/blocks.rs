@@ -237,10 +237,19 @@ impl Page {
                 let el = b.element as usize;
                 let e = &self.elements[el];
                 let table = table_of[el];
+                let item = |li: usize| Role::Item {
+                    number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
+                };
                 let role = match &*e.tag {
-                    "li" => Role::Item {
-                        number: (tag(e.parent) == "ol").then_some(position[el]),
-                    },
+                    "li" => item(el),
+                    // A list item's first paragraph (`<li><p>…</p><p>…</p></li>`) is the item.
+                    "p" if tag(e.parent) == "li"
+                        && e.parent.is_some_and(|li| {
+                            self.elements[li as usize].first_block as usize == b.index
+                        }) =>
+                    {
+                        item(e.parent.map_or(el, |li| li as usize))
+                    }
                     "dt" | "dd" => Role::Item { number: None },
                     "td" | "th" if table != NONE && tag(e.parent) == "tr" => Role::Cell {
                         table,
@@ -273,7 +282,8 @@ pub enum Role {
     /// A paragraph, heading, quote or code: whatever its tag says.
     #[default]
     Text,
-    /// An item of a list (`li`, `dt`, `dd`); `number` is its place in an `<ol>`, from 1.
+    /// An item of a list (`li`, `dt`, `dd`, or the first paragraph of an `li`); `number` is
+    /// its place in an `<ol>`, from 1.
     Item {
         /// Place among the items of its `<ol>`, from 1; `None` in other lists.
         number: Option<u32>,
@@ -1475,7 +1485,8 @@ mod tests {
 
     #[test]
     fn roles_number_ordered_items_and_place_the_cells_of_simple_tables() {
-        let html = "<ol><li>one</li><li>two<ul><li>inner</li></ul></li><li>three</li></ol>\
+        let html = "<ol><li>one</li><li>two<ul><li>inner</li></ul></li><li>three</li>\
+                    <li><p>four</p><p>more of four</p></li></ol>\
                     <dl><dt>term</dt><dd>meaning</dd></dl>\
                     <table><caption>Sizes</caption><thead><tr><th>a</th><th>b</th></tr></thead>\
                     <tbody><tr><td>1</td><td></td><td>2<br>3</td></tr></tbody></table>\
@@ -1511,6 +1522,8 @@ mod tests {
                 ("two", item(Some(2))),
                 ("inner", item(None)),
                 ("three", item(Some(3))),
+                ("four", item(Some(4))),
+                ("more of four", Role::Text),
                 ("term", item(None)),
                 ("meaning", item(None)),
                 ("Sizes", Role::Text),
