@@ -209,7 +209,11 @@ impl Page {
         let mut counted = vec![0u32; n];
         // Tables whose blocks are not all the text of their own cells, or that hold a table.
         let mut complex = vec![false; n];
+        // Lists (`ul`, `ol`, `dl`, `menu`) around every element, itself included.
+        let mut lists = vec![0u32; n];
         for (i, e) in self.elements.iter().enumerate() {
+            lists[i] = e.parent.map_or(0, |p| lists[p as usize])
+                + u32::from(matches!(&*e.tag, "ul" | "ol" | "dl" | "menu"));
             let inherited = e.parent.map_or(NONE, |p| table_of[p as usize]);
             table_of[i] = if e.tag == "table" {
                 if inherited != NONE {
@@ -239,6 +243,7 @@ impl Page {
                 let table = table_of[el];
                 let item = |li: usize| Role::Item {
                     number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
+                    depth: lists[li].max(1),
                 };
                 let role = match &*e.tag {
                     "li" => item(el),
@@ -250,7 +255,7 @@ impl Page {
                     {
                         item(e.parent.map_or(el, |li| li as usize))
                     }
-                    "dt" | "dd" => Role::Item { number: None },
+                    "dt" | "dd" => item(el),
                     "td" | "th" if table != NONE && tag(e.parent) == "tr" => Role::Cell {
                         table,
                         row: position[e.parent.map_or(el, |p| p as usize)].saturating_sub(1),
@@ -282,11 +287,12 @@ pub enum Role {
     /// A paragraph, heading, quote or code: whatever its tag says.
     #[default]
     Text,
-    /// An item of a list (`li`, `dt`, `dd`, or the first paragraph of an `li`); `number` is
-    /// its place in an `<ol>`, from 1.
+    /// An item of a list (`li`, `dt`, `dd`, or the first paragraph of an `li`).
     Item {
         /// Place among the items of its `<ol>`, from 1; `None` in other lists.
         number: Option<u32>,
+        /// Lists around it: 1 for an item of a list that no other list holds.
+        depth: u32,
     },
     /// Text of a cell of a simple table: a table whose every block is the text of one of its
     /// own cells (no paragraphs, lists or tables inside them). Rows and cells count from 0
@@ -1501,7 +1507,7 @@ mod tests {
             .map(|b| b.text.as_str())
             .zip(roles.iter().copied())
             .collect();
-        let item = |n| Role::Item { number: n };
+        let item = |number, depth| Role::Item { number, depth };
         let table = |i: usize| {
             let mut tables = page
                 .elements
@@ -1518,14 +1524,14 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("one", item(Some(1))),
-                ("two", item(Some(2))),
-                ("inner", item(None)),
-                ("three", item(Some(3))),
-                ("four", item(Some(4))),
+                ("one", item(Some(1), 1)),
+                ("two", item(Some(2), 1)),
+                ("inner", item(None, 2)),
+                ("three", item(Some(3), 1)),
+                ("four", item(Some(4), 1)),
                 ("more of four", Role::Text),
-                ("term", item(None)),
-                ("meaning", item(None)),
+                ("term", item(None, 1)),
+                ("meaning", item(None, 1)),
                 ("Sizes", Role::Text),
                 ("a", cell(0, 0, 0)),
                 ("b", cell(0, 0, 1)),

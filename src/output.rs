@@ -134,7 +134,8 @@ pub fn to_text(e: &Extraction) -> String {
     out
 }
 
-/// The kept blocks as Markdown: headings, list items (numbered in ordered lists), quotes, code
+/// The kept blocks as Markdown: headings, list items (numbered in ordered lists, nested in the
+/// kept items of the lists around them), quotes, code
 /// fenced, simple tables as tables, and every other character that Markdown would read as
 /// markup escaped, so that the text renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
@@ -142,28 +143,62 @@ pub fn to_markdown(e: &Extraction) -> String {
     if !e.title.is_empty() {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
+    // The kept items that a later item can nest in: list depth, the column where the item's
+    // text starts, whether it is numbered.
+    let mut open: Vec<(u32, usize, bool)> = Vec::new();
+    let mut after_item = false;
     let body = lay_out(pieces(&e.blocks), |piece| {
         let b = match piece {
-            Piece::Table(cells) => return (md_table(cells), None),
+            Piece::Table(cells) => {
+                open.clear();
+                after_item = false;
+                return (md_table(cells), false);
+            }
             Piece::Block(b) => b,
         };
-        match (b.role, b.tag.as_str()) {
-            (_, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") => {
+        if let Role::Item { number, depth } = b.role {
+            let mut sibling = None;
+            while let Some(&top) = open.last() {
+                if top.0 < depth {
+                    break;
+                }
+                open.pop();
+                if top.0 == depth {
+                    sibling = Some(top);
+                    break;
+                }
+            }
+            // Past a few levels, deeper items are laid out beside the deepest one, so that a
+            // page of lists nested thousands deep cannot make lines of thousands of spaces.
+            if open.len() >= MAX_LIST_NESTING {
+                sibling = open.pop();
+            }
+            let indent = open.last().map_or(0, |top| top.1);
+            let marker = number.map_or_else(|| "- ".to_string(), |n| format!("{n}. "));
+            open.push((depth, indent + marker.len(), number.is_some()));
+            // A list that starts right under a line of text must start with a bullet or 1,
+            // or Markdown reads it as more of that text; the next item of a numbered list
+            // may have any number.
+            let tight =
+                after_item && (number.is_none_or(|n| n == 1) || sibling.is_some_and(|top| top.2));
+            after_item = true;
+            let text = md_escape(&b.text, true);
+            return (format!("{}{marker}{text}", " ".repeat(indent)), tight);
+        }
+        open.clear();
+        after_item = false;
+        let text = match b.tag.as_str() {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let level = b.tag.as_bytes()[1] - b'0';
                 // The page title is already the top heading.
                 let hashes = "#".repeat(usize::from(level.clamp(1, 5)) + 1);
-                (format!("{hashes} {}", heading_text(&b.text)), None)
+                format!("{hashes} {}", heading_text(&b.text))
             }
-            (Role::Item { number: Some(n) }, _) => {
-                (format!("{n}. {}", md_escape(&b.text, true)), Some(true))
-            }
-            (Role::Item { number: None }, _) => {
-                (format!("- {}", md_escape(&b.text, true)), Some(false))
-            }
-            (_, "blockquote") => (format!("> {}", md_escape(&b.text, true)), None),
-            _ if b.collapsed.is_some() || b.tag == "pre" => (code_block(&b.text), None),
-            _ => (md_escape(&b.text, true), None),
-        }
+            "blockquote" => format!("> {}", md_escape(&b.text, true)),
+            _ if b.collapsed.is_some() || b.tag == "pre" => code_block(&b.text),
+            _ => md_escape(&b.text, true),
+        };
+        (text, false)
     });
     if !body.is_empty() {
         out.push_str(&body);
@@ -172,17 +207,24 @@ pub fn to_markdown(e: &Extraction) -> String {
     out
 }
 
+/// Most levels of lists nested in Markdown output.
+const MAX_LIST_NESTING: usize = 16;
+
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
 /// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
 /// on lines of their own after `- `, and the rows of a simple table on lines of their own,
 /// their cells separated by tabs.
 pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
-    lay_out(pieces(blocks), |piece| match piece {
-        Piece::Block(b) if matches!(b.role, Role::Item { .. }) => {
-            (format!("- {}", b.text), Some(false))
+    let mut after_item = false;
+    lay_out(pieces(blocks), |piece| {
+        let item = matches!(piece, Piece::Block(b) if matches!(b.role, Role::Item { .. }));
+        let tight = after_item && item;
+        after_item = item;
+        match piece {
+            Piece::Block(b) if item => (format!("- {}", b.text), tight),
+            Piece::Block(b) => (b.text.clone(), false),
+            Piece::Table(cells) => (text_table(cells), false),
         }
-        Piece::Block(b) => (b.text.clone(), None),
-        Piece::Table(cells) => (text_table(cells), None),
     })
 }
 
@@ -227,10 +269,18 @@ fn cell_of(b: &ExtractedBlock) -> (u32, u32) {
     }
 }
 
-/// Whether cells span at least two rows and two columns.
+/// Whether cells span at least two rows and two columns, and fill at least a quarter of the
+/// grid they span: a sparse grid is most likely a layout table, and a hostile one (a row of
+/// 50,000 cells over 50,000 rows of one) would cost rows × columns.
 fn is_grid(cells: &[&ExtractedBlock]) -> bool {
-    let (row, col) = cell_of(cells[0]);
-    cells.iter().any(|b| cell_of(b).0 != row) && cells.iter().any(|b| cell_of(b).1 != col)
+    let mut cols: Vec<u32> = cells.iter().map(|b| cell_of(b).1).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    let rows = 1 + cells
+        .windows(2)
+        .filter(|w| cell_of(w[0]).0 != cell_of(w[1]).0)
+        .count();
+    rows >= 2 && cols.len() >= 2 && rows.saturating_mul(cols.len()) <= 4 * cells.len()
 }
 
 /// Kept cells as rows of a grid: one column for each column with a kept cell, dropped cells
@@ -345,23 +395,16 @@ fn heading_text(text: &str) -> String {
     out
 }
 
-/// The laid-out pieces, each as `render` gives it with the kind of list item it is (ordered
-/// or not, `None` for no item): a line break between two items of the same kind, which stay
-/// one list, and a blank line elsewhere.
-fn lay_out(pieces: Vec<Piece>, render: impl Fn(&Piece) -> (String, Option<bool>)) -> String {
+/// The laid-out pieces, each as `render` gives it with whether it follows the previous one
+/// after a line break (list items of one list) rather than a blank line.
+fn lay_out(pieces: Vec<Piece>, mut render: impl FnMut(&Piece) -> (String, bool)) -> String {
     let mut out = String::new();
-    let mut previous: Option<Option<bool>> = None;
-    for piece in &pieces {
-        let (text, item) = render(piece);
-        if let Some(p) = previous {
-            out.push_str(if item.is_some() && p == item {
-                "\n"
-            } else {
-                "\n\n"
-            });
+    for (i, piece) in pieces.iter().enumerate() {
+        let (text, tight) = render(piece);
+        if i > 0 {
+            out.push_str(if tight { "\n" } else { "\n\n" });
         }
         out.push_str(&text);
-        previous = Some(item);
     }
     out
 }
@@ -538,15 +581,42 @@ mod tests {
     }
 
     #[test]
+    fn markdown_nests_items_under_the_kept_items_around_them() {
+        let item =
+            |text: &str, number, depth| block(text, "li", Role::Item { number, depth }, true);
+        let blocks = vec![
+            item("a", None, 1),
+            item("b", None, 2),
+            // A numbered list may start right under an item only at 1.
+            item("c", Some(3), 2),
+            item("d", None, 1),
+            // Its list's own item (depth 2) was dropped: it nests in the nearest kept one.
+            item("e", Some(1), 3),
+            block("text", "p", Role::Text, true),
+            item("f", None, 2),
+        ];
+        assert_eq!(
+            markdown(blocks),
+            "- a\n  - b\n\n  3. c\n- d\n  1. e\n\ntext\n\n- f\n\n"
+        );
+        // Lists nested a thousand deep: lines indented at most 15 levels of `- `.
+        let deep: Vec<ExtractedBlock> = (1..=1000).map(|d| item("x", None, d)).collect();
+        let md = markdown(deep);
+        let widest = md.lines().map(|l| l.len() - l.trim_start().len()).max();
+        assert_eq!(widest, Some(2 * (MAX_LIST_NESTING - 1)));
+    }
+
+    #[test]
     fn simple_tables_are_rows_in_text_and_tables_in_markdown() {
         let cell = |text: &str, tag: &str, row, col, kept| {
             block(text, tag, Role::Cell { table: 7, row, col }, kept)
         };
-        let item = |text: &str, number| block(text, "li", Role::Item { number }, true);
+        let item =
+            |text: &str, number, depth| block(text, "li", Role::Item { number, depth }, true);
         let blocks = vec![
-            item("first", Some(1)),
-            item("second", Some(2)),
-            item("bullet", None),
+            item("first", Some(1), 1),
+            item("second", Some(2), 1),
+            item("bullet", None, 1),
             cell("Name", "th", 0, 0, true),
             cell("Links", "th", 0, 1, false),
             cell("Size", "th", 0, 2, true),
@@ -591,11 +661,17 @@ mod tests {
         );
         assert_eq!(
             markdown(blocks),
-            "1. first\n2. second\n\n- bullet\n\n\
+            "1. first\n2. second\n- bullet\n\n\
              | Name | Size |\n| --- | --- |\n| a\\|b | 10 |\n|  | 2 |\n\n\
              after\n\nx\n\ny\n\n\
              |  |  |\n| --- | --- |\n| k | v |\n| k2 | v2 |\n\n"
         );
+        // A row of 8 cells over 8 rows of one fills 16 of 72 places: paragraphs.
+        let sparse: Vec<ExtractedBlock> = (0..8)
+            .map(|c| cell("top", "td", 0, c, true))
+            .chain((1..=8).map(|r| cell("side", "td", r, 0, true)))
+            .collect();
+        assert!(!markdown(sparse).contains('|'));
     }
 
     #[test]

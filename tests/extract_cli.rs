@@ -622,7 +622,9 @@ fn tricky_markdown_page() -> String {
          <p>&lt;img src=x onerror=alert(1)&gt; is text the page shows, not markup, and so is a \
          back\\slash at the end \\</p>\
          <ol><li>First step of the tutorial, with enough words to be kept as content.</li>\
-         <li>Second step of the tutorial, also with enough words to be kept.</li></ol>\
+         <li>Second step of the tutorial, also with enough words to be kept.<ul>\
+         <li>A detail of the second step, which the tutorial explains in a full sentence.</li>\
+         </ul></li></ol>\
          <table><thead><tr><th>Setting</th><th>Default</th></tr></thead><tbody>\
          <tr><td>alpha | rate</td><td>0.5 for every run of the tool</td></tr>\
          <tr><td>beta</td><td>1.0 for every run of the tool</td></tr></tbody></table>\
@@ -634,7 +636,7 @@ fn tricky_markdown_page() -> String {
 
 #[test]
 fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
-    use pulldown_cmark::{Event, Options, Parser, Tag};
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
     let page = tricky_markdown_page();
     let text = stdout(&textsift(&["extract", "-"], Some(page.as_bytes())));
     let md = stdout(&textsift(
@@ -643,15 +645,23 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
     ));
     let mut shown = String::new();
     let (mut tables, mut rows, mut ordered, mut html) = (0, 0, Vec::new(), Vec::new());
+    let (mut lists, mut deepest) = (0, 0);
     for event in Parser::new_ext(&md, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH) {
         match event {
             Event::Text(t) | Event::Code(t) => shown.push_str(&t),
             Event::Html(t) | Event::InlineHtml(t) => html.push(t.to_string()),
             Event::Start(Tag::Table(_)) => tables += 1,
             Event::Start(Tag::TableRow | Tag::TableHead) => rows += 1,
-            Event::Start(Tag::List(Some(first))) => ordered.push(first),
-            // Escapes cut text into several events: spaces only where blocks end.
-            Event::End(_) | Event::SoftBreak | Event::HardBreak => shown.push(' '),
+            Event::Start(Tag::List(first)) => {
+                ordered.extend(first);
+                lists += 1;
+                deepest = deepest.max(lists);
+            }
+            Event::End(TagEnd::List(_)) => lists -= 1,
+            // Escapes cut text into several events: spaces only where blocks start or end.
+            Event::Start(_) | Event::End(_) | Event::SoftBreak | Event::HardBreak => {
+                shown.push(' ')
+            }
             _ => {}
         }
     }
@@ -661,12 +671,14 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
         text.contains("\n\nSetting\tDefault\nalpha | rate\t0.5 for every run of the tool\nbeta\t"),
         "{text}"
     );
-    assert_eq!((tables, rows, ordered), (1, 3, vec![1]), "{md}");
+    // The detail is a list inside the second step.
+    assert_eq!((tables, rows, ordered, deepest), (1, 3, vec![1], 2), "{md}");
     // What the Markdown shows is the text output, character for character but for spaces.
     let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     // The text output marks the list's items with `- `; Markdown numbers them.
     let text_without_markers = text
         .replace("\n- First", "\nFirst")
-        .replace("\n- Second", "\nSecond");
+        .replace("\n- Second", "\nSecond")
+        .replace("\n- A detail", "\nA detail");
     assert_eq!(squeeze(&shown), squeeze(&text_without_markers), "{md}");
 }
