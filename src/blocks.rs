@@ -245,20 +245,16 @@ impl Page {
                     number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
                     depth: lists[li].max(1),
                 };
-                let role = match &*e.tag {
-                    "li" => item(el),
+                let parent = e.parent.map(|p| (p as usize, &self.elements[p as usize]));
+                let role = match (&*e.tag, parent) {
+                    ("li" | "dt" | "dd", _) => item(el),
                     // A list item's first paragraph (`<li><p>…</p><p>…</p></li>`) is the item.
-                    "p" if tag(e.parent) == "li"
-                        && e.parent.is_some_and(|li| {
-                            self.elements[li as usize].first_block as usize == b.index
-                        }) =>
-                    {
-                        item(e.parent.map_or(el, |li| li as usize))
+                    ("p", Some((li, l))) if l.tag == "li" && l.first_block as usize == b.index => {
+                        item(li)
                     }
-                    "dt" | "dd" => item(el),
-                    "td" | "th" if table != NONE && tag(e.parent) == "tr" => Role::Cell {
+                    ("td" | "th", Some((tr, r))) if table != NONE && r.tag == "tr" => Role::Cell {
                         table,
-                        row: position[e.parent.map_or(el, |p| p as usize)].saturating_sub(1),
+                        row: position[tr].saturating_sub(1),
                         col: position[el].saturating_sub(1),
                     },
                     _ => Role::Text,

@@ -143,50 +143,21 @@ pub fn to_markdown(e: &Extraction) -> String {
     if !e.title.is_empty() {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
-    // The kept items that a later item can nest in: list depth, the column where the item's
-    // text starts, whether it is numbered.
-    let mut open: Vec<(u32, usize, bool)> = Vec::new();
-    let mut after_item = false;
+    let mut lists = Lists::default();
     let body = lay_out(pieces(&e.blocks), |piece| {
         let b = match piece {
-            Piece::Table(cells) => {
-                open.clear();
-                after_item = false;
-                return (md_table(cells), false);
+            Piece::Table(table) => {
+                lists = Lists::default();
+                return (md_table(table), false);
             }
             Piece::Block(b) => b,
         };
         if let Role::Item { number, depth } = b.role {
-            let mut sibling = None;
-            while let Some(&top) = open.last() {
-                if top.0 < depth {
-                    break;
-                }
-                open.pop();
-                if top.0 == depth {
-                    sibling = Some(top);
-                    break;
-                }
-            }
-            // Past a few levels, deeper items are laid out beside the deepest one, so that a
-            // page of lists nested thousands deep cannot make lines of thousands of spaces.
-            if open.len() >= MAX_LIST_NESTING {
-                sibling = open.pop();
-            }
-            let indent = open.last().map_or(0, |top| top.1);
-            let marker = number.map_or_else(|| "- ".to_string(), |n| format!("{n}. "));
-            open.push((depth, indent + marker.len(), number.is_some()));
-            // A list that starts right under a line of text must start with a bullet or 1,
-            // or Markdown reads it as more of that text; the next item of a numbered list
-            // may have any number.
-            let tight =
-                after_item && (number.is_none_or(|n| n == 1) || sibling.is_some_and(|top| top.2));
-            after_item = true;
+            let (indent, marker, tight) = lists.item(number, depth);
             let text = md_escape(&b.text, true);
             return (format!("{}{marker}{text}", " ".repeat(indent)), tight);
         }
-        open.clear();
-        after_item = false;
+        lists = Lists::default();
         let text = match b.tag.as_str() {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let level = b.tag.as_bytes()[1] - b'0';
@@ -210,6 +181,50 @@ pub fn to_markdown(e: &Extraction) -> String {
 /// Most levels of lists nested in Markdown output.
 const MAX_LIST_NESTING: usize = 16;
 
+/// The Markdown lists open at a point of the output, for nesting the next item.
+#[derive(Default)]
+struct Lists {
+    /// The kept items that a later item can nest in: list depth, the column where the item's
+    /// text starts, whether it is numbered.
+    open: Vec<(u32, usize, bool)>,
+    /// The previous piece was an item.
+    after_item: bool,
+}
+
+impl Lists {
+    /// Where an item of a list `depth` deep goes: its indent, its marker, and whether it may
+    /// follow the previous piece after a single line break.
+    fn item(&mut self, number: Option<u32>, depth: u32) -> (usize, String, bool) {
+        let mut sibling = None;
+        while let Some(&top) = self.open.last() {
+            if top.0 < depth {
+                break;
+            }
+            self.open.pop();
+            if top.0 == depth {
+                sibling = Some(top);
+                break;
+            }
+        }
+        // Past a few levels, deeper items are laid out beside the deepest one, so that a
+        // page of lists nested thousands deep cannot make lines of thousands of spaces.
+        if self.open.len() >= MAX_LIST_NESTING {
+            sibling = self.open.pop();
+        }
+        let indent = self.open.last().map_or(0, |top| top.1);
+        let marker = number.map_or_else(|| "- ".to_string(), |n| format!("{n}. "));
+        self.open
+            .push((depth, indent + marker.len(), number.is_some()));
+        // A list that starts right under a line of text must start with a bullet or 1, or
+        // Markdown reads it as more of that text; the next item of a numbered list may have
+        // any number.
+        let tight =
+            self.after_item && (number.is_none_or(|n| n == 1) || sibling.is_some_and(|top| top.2));
+        self.after_item = true;
+        (indent, marker, tight)
+    }
+}
+
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
 /// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
 /// on lines of their own after `- `, and the rows of a simple table on lines of their own,
@@ -223,7 +238,7 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
         match piece {
             Piece::Block(b) if item => (format!("- {}", b.text), tight),
             Piece::Block(b) => (b.text.clone(), false),
-            Piece::Table(cells) => (text_table(cells), false),
+            Piece::Table(grid) => (text_table(grid), false),
         }
     })
 }
@@ -231,79 +246,85 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
 /// A unit of the laid-out text: one kept block, or the kept cells of a simple table.
 enum Piece<'a> {
     Block(&'a ExtractedBlock),
-    Table(Vec<&'a ExtractedBlock>),
+    Table(Grid<'a>),
 }
 
-/// The kept blocks in order, the kept cells of each simple table ([`Role::Cell`]) together, when they fill at least two rows and two columns (fewer are
-/// most likely a layout table, and stay paragraphs).
+/// The kept cells of a simple table.
+struct Grid<'a> {
+    /// Row, column and block of every kept cell, in document order.
+    cells: Vec<(u32, u32, &'a ExtractedBlock)>,
+    /// The columns that have a kept cell, in order.
+    cols: Vec<u32>,
+}
+
+/// The kept blocks in order, the kept cells of each simple table ([`Role::Cell`]) together
+/// when they make a grid ([`is_grid`]); other cells stay paragraphs.
 fn pieces(blocks: &[ExtractedBlock]) -> Vec<Piece<'_>> {
     let mut out: Vec<Piece> = Vec::new();
+    // The current run of kept cells of one table.
+    let mut run: Vec<(u32, u32, &ExtractedBlock)> = Vec::new();
+    let mut run_table = None;
     for b in blocks.iter().filter(|b| b.label.is_content()) {
-        if let Role::Cell { table, .. } = b.role {
-            if let Some(Piece::Table(cells)) = out.last_mut() {
-                if matches!(cells[0].role, Role::Cell { table: t, .. } if t == table) {
-                    cells.push(b);
-                    continue;
-                }
+        let cell = match b.role {
+            Role::Cell { table, row, col } => Some((table, row, col)),
+            _ => None,
+        };
+        if !run.is_empty() && cell.map(|c| c.0) != run_table {
+            end_run(&mut run, &mut out);
+        }
+        match cell {
+            Some((table, row, col)) => {
+                run_table = Some(table);
+                run.push((row, col, b));
             }
-            out.push(Piece::Table(vec![b]));
-        } else {
-            out.push(Piece::Block(b));
+            None => out.push(Piece::Block(b)),
         }
     }
-    out.into_iter()
-        .flat_map(|piece| match piece {
-            Piece::Table(cells) if !is_grid(&cells) => {
-                cells.into_iter().map(Piece::Block).collect::<Vec<_>>()
-            }
-            piece => vec![piece],
-        })
-        .collect()
+    if !run.is_empty() {
+        end_run(&mut run, &mut out);
+    }
+    out
 }
 
-/// Row and column of a cell (0, 0 for a block that is not one).
-fn cell_of(b: &ExtractedBlock) -> (u32, u32) {
-    match b.role {
-        Role::Cell { row, col, .. } => (row, col),
-        _ => (0, 0),
+/// A run of kept cells of one table as one grid, or as paragraphs when they make none.
+fn end_run<'a>(run: &mut Vec<(u32, u32, &'a ExtractedBlock)>, out: &mut Vec<Piece<'a>>) {
+    let cells = std::mem::take(run);
+    let mut cols: Vec<u32> = cells.iter().map(|c| c.1).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    if is_grid(&cells, &cols) {
+        out.push(Piece::Table(Grid { cells, cols }));
+    } else {
+        out.extend(cells.into_iter().map(|c| Piece::Block(c.2)));
     }
 }
 
 /// Whether cells span at least two rows and two columns, and fill at least a quarter of the
 /// grid they span: a sparse grid is most likely a layout table, and a hostile one (a row of
 /// 50,000 cells over 50,000 rows of one) would cost rows × columns.
-fn is_grid(cells: &[&ExtractedBlock]) -> bool {
-    let mut cols: Vec<u32> = cells.iter().map(|b| cell_of(b).1).collect();
-    cols.sort_unstable();
-    cols.dedup();
-    let rows = 1 + cells
-        .windows(2)
-        .filter(|w| cell_of(w[0]).0 != cell_of(w[1]).0)
-        .count();
+fn is_grid(cells: &[(u32, u32, &ExtractedBlock)], cols: &[u32]) -> bool {
+    let rows = 1 + cells.windows(2).filter(|w| w[0].0 != w[1].0).count();
     rows >= 2 && cols.len() >= 2 && rows.saturating_mul(cols.len()) <= 4 * cells.len()
 }
 
-/// Kept cells as rows of a grid: one column for each column with a kept cell, dropped cells
-/// empty, the blocks of one cell joined by spaces, each block's text as `text` gives it. Also
-/// whether the first row is a header: its kept cells are all `<th>`.
-fn grid(cells: &[&ExtractedBlock], text: impl Fn(&str) -> String) -> (Vec<Vec<String>>, bool) {
-    let mut cols: Vec<u32> = cells.iter().map(|b| cell_of(b).1).collect();
-    cols.sort_unstable();
-    cols.dedup();
-    let first_row = cell_of(cells[0]).0;
-    let headed = cells
+/// The rows of a grid: one column for each column with a kept cell, dropped cells empty, the
+/// blocks of one cell joined by spaces, each block's text as `text` gives it. Also whether
+/// the first row is a header: its kept cells are all `<th>`.
+fn rows_of(grid: &Grid, text: impl Fn(&str) -> String) -> (Vec<Vec<String>>, bool) {
+    let first_row = grid.cells[0].0;
+    let headed = grid
+        .cells
         .iter()
-        .take_while(|b| cell_of(b).0 == first_row)
-        .all(|b| b.tag == "th");
+        .take_while(|c| c.0 == first_row)
+        .all(|c| c.2.tag == "th");
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut last_row = None;
-    for b in cells {
-        let (row, col) = cell_of(b);
+    for &(row, col, b) in &grid.cells {
         if last_row != Some(row) {
-            rows.push(vec![String::new(); cols.len()]);
+            rows.push(vec![String::new(); grid.cols.len()]);
             last_row = Some(row);
         }
-        if let (Some(r), Ok(c)) = (rows.last_mut(), cols.binary_search(&col)) {
+        if let (Some(r), Ok(c)) = (rows.last_mut(), grid.cols.binary_search(&col)) {
             if !r[c].is_empty() {
                 r[c].push(' ');
             }
@@ -313,11 +334,11 @@ fn grid(cells: &[&ExtractedBlock], text: impl Fn(&str) -> String) -> (Vec<Vec<St
     (rows, headed)
 }
 
-/// Kept cells as a Markdown (GitHub) table ([`grid`]). Its header is the first row when that
+/// A grid as a Markdown (GitHub) table ([`rows_of`]). Its header is the first row when that
 /// is a row of `<th>`, and otherwise left empty, as GitHub's tables must have one.
-fn md_table(cells: &[&ExtractedBlock]) -> String {
-    let (mut rows, headed) = grid(cells, |t| md_escape(t, false).replace('|', "\\|"));
-    let columns = rows.first().map_or(0, Vec::len);
+fn md_table(grid: &Grid) -> String {
+    let (mut rows, headed) = rows_of(grid, |t| md_escape(t, false).replace('|', "\\|"));
+    let columns = grid.cols.len();
     if !headed {
         rows.insert(0, vec![String::new(); columns]);
     }
@@ -332,10 +353,10 @@ fn md_table(cells: &[&ExtractedBlock]) -> String {
     out.join("\n")
 }
 
-/// Kept cells as plain text ([`grid`]), as WCXB's gold texts mostly give tables: a row per
+/// A grid as plain text ([`rows_of`]), as WCXB's gold texts mostly give tables: a row per
 /// line, its cells separated by tabs.
-fn text_table(cells: &[&ExtractedBlock]) -> String {
-    let (rows, _) = grid(cells, str::to_string);
+fn text_table(grid: &Grid) -> String {
+    let (rows, _) = rows_of(grid, str::to_string);
     let lines: Vec<String> = rows
         .iter()
         .map(|r| r.join("\t").trim_end_matches('\t').to_string())
