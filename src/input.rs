@@ -546,15 +546,18 @@ fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
     }))
 }
 
-/// Read `len` bytes, or fail naming how many there were.
-fn warc_body(r: &mut dyn BufRead, len: u64, keep: bool) -> Result<Vec<u8>> {
+/// Read `len` bytes, keeping the first `keep` of them, or fail naming how many there were.
+fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64) -> Result<Vec<u8>> {
     let mut body = Vec::new();
-    let got = if keep {
-        r.take(len).read_to_end(&mut body).map(|n| n as u64)
-    } else {
-        std::io::copy(&mut r.take(len), &mut std::io::sink())
-    }
-    .map_err(|e| Error::Record(format!("bad WARC record: {e}")))?;
+    let kept = keep.min(len);
+    let got = r
+        .take(kept)
+        .read_to_end(&mut body)
+        .and_then(|n| {
+            let rest = std::io::copy(&mut r.take(len - kept), &mut std::io::sink())?;
+            Ok(n as u64 + rest)
+        })
+        .map_err(|e| Error::Record(format!("bad WARC record: {e}")))?;
     if got < len {
         return Err(Error::Record(format!(
             "truncated WARC record: its Content-Length is {len}, the file ends after {got} bytes"
@@ -621,15 +624,24 @@ fn warc_pages(
             Err(e) => return fail(&mut failed, e),
         };
         let response = kind.eq_ignore_ascii_case("response");
-        // A `resource` record holds a page without HTTP (as archived by some tools); its own
-        // Content-Type says whether it is one.
-        let resource = kind.eq_ignore_ascii_case("resource")
+        // A `resource` record holds a file without HTTP (as archived by some tools); its own
+        // Content-Type says whether it is a page.
+        let resource = kind.eq_ignore_ascii_case("resource");
+        let resource_page = resource
             && content_type
                 .as_deref()
                 .is_some_and(|t| html_charset(t).is_some());
-        let wanted = response || resource;
+        let wanted = response || resource_page;
         let too_large = len > max_bytes.saturating_add(HTTP_HEADER_ALLOWANCE);
-        let body = match warc_body(&mut *stream, len, wanted && !too_large) {
+        // Of a response over the limit, only the HTTP head is kept: an image or a redirect is
+        // no page whatever its size, and only a page over the limit is a failure.
+        let keep = match (wanted, too_large) {
+            (false, _) => 0,
+            (true, false) => len,
+            (true, true) if response => HTTP_HEADER_ALLOWANCE,
+            (true, true) => 0,
+        };
+        let body = match warc_body(&mut *stream, len, keep) {
             Ok(b) => b,
             Err(e) => return fail(&mut failed, e),
         };
@@ -649,11 +661,18 @@ fn warc_pages(
             }
             Err(e) => return fail(&mut failed, Error::Gzip(e.to_string())),
         }
+        let source = uri.unwrap_or(place);
+        if resource && !resource_page {
+            let what = content_type.map_or("a file of no stated type".into(), |t| t.trim().into());
+            return Some(Item::new(source, Err(Error::NoPage(what))));
+        }
         if !wanted {
             continue;
         }
-        let source = uri.unwrap_or(place);
         if too_large {
+            if let (true, Err(why)) = (response, http_payload(&body)) {
+                return Some(Item::new(source, Err(Error::NoPage(why))));
+            }
             return Some(Item::new(
                 source,
                 Err(too_many_bytes(max_bytes, " in a WARC record")),
@@ -666,10 +685,10 @@ fn warc_pages(
                 encoding: None,
             }
         } else {
-            let Some(payload) = http_payload(&body) else {
-                continue;
-            };
-            payload
+            match http_payload(&body) {
+                Ok(payload) => payload,
+                Err(why) => return Some(Item::new(source, Err(Error::NoPage(why)))),
+            }
         };
         let bytes = if payload.body.len() as u64 > max_bytes {
             Err(too_many_bytes(max_bytes, ""))
@@ -758,11 +777,12 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
 
 /// The page in a WARC response record: the body of its HTTP message, de-chunked when its
 /// headers say `Transfer-Encoding: chunked`, with its `Content-Encoding` named for
-/// [`decode_content`]. `None` for a record that holds no page: a redirect (status 3xx) or a
+/// [`decode_content`]. An error, saying why, for a record that holds no page: a status other
+/// than 2xx (a redirect; an error page, which is the server's and not the address's) or a
 /// content type other than HTML (`text/html`, `application/xhtml+xml`; a record without one is
 /// read as a page). A record whose HTTP message cannot be parsed gives what follows its first blank
 /// line, or all of it.
-fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
+fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
     let mut headers = [httparse::EMPTY_HEADER; 128];
     let mut response = httparse::Response::new(&mut headers);
     let Ok(httparse::Status::Complete(at)) = response.parse(record) else {
@@ -770,14 +790,24 @@ fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
             .windows(4)
             .position(|w| w == b"\r\n\r\n")
             .map_or(record, |at| &record[at + 4..]);
-        return Some(Payload {
+        return Ok(Payload {
             body: body.into(),
             charset: None,
             encoding: None,
         });
     };
-    if response.code.is_some_and(|c| (300..400).contains(&c)) {
-        return None;
+    // 1xx interim responses never reach an archive alone; a status outside 100-599 is a
+    // malformed line, read as the page it carries.
+    if let Some(code @ 300..=599) = response.code {
+        let what = if code < 400 {
+            "a redirect"
+        } else {
+            "an error page"
+        };
+        let reason = response.reason.unwrap_or_default();
+        return Err(format!("{what}, HTTP {code} {reason}")
+            .trim_end()
+            .to_string());
     }
     let header = |name: &str| {
         response
@@ -787,7 +817,7 @@ fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
             .map(|h| String::from_utf8_lossy(h.value))
     };
     let charset = match header("content-type") {
-        Some(t) => html_charset(&t)?,
+        Some(t) => html_charset(&t).ok_or_else(|| t.trim().to_string())?,
         None => None,
     };
     let encoding = header("content-encoding")
@@ -801,7 +831,7 @@ fn http_payload(record: &[u8]) -> Option<Payload<'_>> {
         Some(joined) => joined.into(),
         None => body.into(),
     };
-    Some(Payload {
+    Ok(Payload {
         body,
         charset,
         encoding,
@@ -853,7 +883,7 @@ mod tests {
     #[test]
     fn http_content_type_gives_the_charset_and_skips_what_is_not_html() {
         let head = |t: &str| format!("HTTP/1.1 200 OK\r\nContent-Type: {t}\r\n\r\n<p>x</p>");
-        let charset = |t: &str| http_payload(head(t).as_bytes()).map(|p| p.charset);
+        let charset = |t: &str| http_payload(head(t).as_bytes()).ok().map(|p| p.charset);
         assert_eq!(charset("text/html"), Some(None));
         assert_eq!(
             charset("Text/HTML; Charset=\"ISO-8859-1\""),

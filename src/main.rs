@@ -179,7 +179,8 @@ Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"
 records), directories (walked in sorted order) or - for standard input (also read when no
 input is named and pages are piped in). Output order is input order, the same for any
 --threads. A page that cannot be read is reported on stderr with its source and skipped; a
-summary line ends a batch. Exit code: 0 when every page was extracted, 1 when any failed (or
+summary line ends a batch, and counts the WARC records that hold no page (redirects, error
+pages, other media types), which are passed over. Exit code: 0 when every page was extracted, 1 when any failed (or
 the model could not be loaded), 2 on a usage error."#;
 
 #[derive(Args)]
@@ -319,18 +320,38 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 struct Tally {
     pages: usize,
     failed: usize,
+    /// WARC records that hold no page (redirects, error pages, images...): counted, not
+    /// reported one by one, since a crawl holds thousands of them.
+    no_page: usize,
 }
 
 impl Tally {
-    fn report(&mut self, source: &str, e: &Error) {
-        self.failed += 1;
-        eprintln!("textsift: {source}: {e}");
+    /// Count a page's outcome; a failure gives the line that reports it.
+    fn count<T>(&mut self, source: &str, result: &Result<T, Error>) -> Option<String> {
+        match result {
+            Ok(_) => self.pages += 1,
+            Err(Error::NoPage(_)) => self.no_page += 1,
+            Err(e) => {
+                self.pages += 1;
+                self.failed += 1;
+                return Some(format!("textsift: {source}: {e}"));
+            }
+        }
+        None
     }
 
     fn finish(self) -> ExitCode {
-        if self.pages > 1 || self.failed > 0 {
+        if self.pages > 1 || self.failed > 0 || self.no_page > 0 {
+            let no_page = match self.no_page {
+                0 => String::new(),
+                n => format!(
+                    "; {n} WARC record{} without a page passed over (redirects, error pages, \
+                     other media types)",
+                    if n == 1 { "" } else { "s" }
+                ),
+            };
             eprintln!(
-                "textsift: {} page{}, {} ok, {} failed",
+                "textsift: {} page{}, {} ok, {} failed{no_page}",
                 self.pages,
                 if self.pages == 1 { "" } else { "s" },
                 self.pages - self.failed,
@@ -430,19 +451,19 @@ fn run_batch(
             (item.source, result)
         },
         |(source, result)| -> anyhow::Result<()> {
-            tally.pages += 1;
-            if let Some(bar) = &progress {
-                bar.inc(1);
+            if let Ok(text) = &result {
+                out.write_all(text.as_bytes())?;
             }
-            match result {
-                Ok(text) => out.write_all(text.as_bytes())?,
-                Err(e) => {
-                    if let Some(bar) = &progress {
-                        bar.suspend(|| tally.report(&source, &e));
-                    } else {
-                        tally.report(&source, &e);
+            let failure = tally.count(&source, &result);
+            match (&progress, failure) {
+                (Some(bar), failure) => {
+                    if let Some(line) = failure {
+                        bar.suspend(|| eprintln!("{line}"));
                     }
+                    bar.set_position(tally.pages as u64);
                 }
+                (None, Some(line)) => eprintln!("{line}"),
+                (None, None) => {}
             }
             Ok(())
         },

@@ -322,6 +322,35 @@ fn jsonl_and_warc_inputs() {
     assert_eq!(recs.len(), 2);
     assert_eq!(recs[1]["source"], "https://example.com/b");
     assert!(recs[1]["text"].as_str().unwrap().contains("story 11"));
+
+    // Records without a page (a redirect, an error page, an image) are passed over and counted:
+    // not failures, and nothing of them in the output.
+    for (uri, head) in [
+        (
+            "https://example.com/old",
+            "HTTP/1.1 301 Moved Permanently\r\nLocation: /a",
+        ),
+        (
+            "https://example.com/gone",
+            "HTTP/1.1 404 Not Found\r\nContent-Type: text/html",
+        ),
+        (
+            "https://example.com/i.png",
+            "HTTP/1.1 200 OK\r\nContent-Type: image/png",
+        ),
+    ] {
+        let http = format!("{head}\r\n\r\n{}", article(20));
+        w.extend_from_slice(&warc_response(uri, http.as_bytes()));
+    }
+    std::fs::write(&warc, &w).unwrap();
+    let out = textsift(&["extract", warc.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 2);
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "textsift: 2 pages, 2 ok, 0 failed; 3 WARC records without a page passed over \
+         (redirects, error pages, other media types)"
+    );
 }
 
 /// A WARC response record holding `http`.

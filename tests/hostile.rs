@@ -655,10 +655,14 @@ fn warc_records_without_a_page_are_passed_over_and_chunked_bodies_joined() {
         record("https://a.example/plain", &http(ARTICLE)),
         record(
             "https://a.example/xhtml",
-            format!(
-                "HTTP/1.1 404 Not Found\r\nContent-Type: application/xhtml+xml\r\n\r\n{ARTICLE}"
-            )
-            .as_bytes(),
+            format!("HTTP/1.1 200 OK\r\nContent-Type: application/xhtml+xml\r\n\r\n{ARTICLE}")
+                .as_bytes(),
+        ),
+        // An error page is the server's, not the address's content.
+        record(
+            "https://a.example/gone",
+            format!("HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\n\r\n{ARTICLE}")
+                .as_bytes(),
         ),
         record(
             "https://a.example/bare",
@@ -671,7 +675,37 @@ fn warc_records_without_a_page_are_passed_over_and_chunked_bodies_joined() {
     ];
     let path = dir.path().join("mixed.warc");
     std::fs::write(&path, parts.concat()).unwrap();
-    let got = items(&path, 1 << 20);
+    let all = items(&path, 1 << 20);
+    // Records without a page come as `NoPage`, saying why, for a batch to count.
+    let (no_page, got): (Vec<Item>, Vec<Item>) = all
+        .into_iter()
+        .partition(|i| matches!(i.bytes, Err(Error::NoPage(_))));
+    let why: Vec<(&str, String)> = no_page
+        .iter()
+        .map(|i| (i.source.as_str(), i.bytes.as_ref().unwrap_err().to_string()))
+        .collect();
+    assert_eq!(
+        why,
+        [
+            (
+                "https://a.example/logo.png",
+                "no page in this record: image/png"
+            ),
+            (
+                "https://a.example/old",
+                "no page in this record: a redirect, HTTP 301 Moved Permanently"
+            ),
+            (
+                "https://a.example/doc.pdf",
+                "no page in this record: Application/PDF"
+            ),
+            (
+                "https://a.example/gone",
+                "no page in this record: an error page, HTTP 404 Not Found"
+            ),
+        ]
+        .map(|(s, w)| (s, w.to_string()))
+    );
     let sources: Vec<&str> = got.iter().map(|i| i.source.as_str()).collect();
     assert_eq!(
         sources,
@@ -758,7 +792,14 @@ fn warc_bodies_in_brotli_or_deflate_and_pages_in_resource_records() {
     ];
     let path = dir.path().join("encoded.warc");
     std::fs::write(&path, parts.concat()).unwrap();
-    let got = items(&path, 1 << 20);
+    let mut got = items(&path, 1 << 20);
+    let shot = got.pop().unwrap();
+    assert_eq!(shot.source, "https://a.example/shot.png");
+    assert!(
+        matches!(&shot.bytes, Err(Error::NoPage(t)) if t == "image/png"),
+        "{:?}",
+        shot.bytes
+    );
     let sources: Vec<&str> = got.iter().map(|i| i.source.as_str()).collect();
     assert_eq!(
         sources,
@@ -871,17 +912,26 @@ fn warc_records_with_lying_lengths() {
         &vec![b'x'; 3 << 20],
         None,
     );
+    // A video over the limit is no page, whatever its size: passed over, not a failure.
+    let mut video = b"HTTP/1.1 200 OK\r\nContent-Type: video/mp4\r\n\r\n".to_vec();
+    video.resize(3 << 20, 0);
+    let video = warc_record("response", "https://a.example/v.mp4", &video, None);
     let got = items(
-        &write("big.warc", &[big, ok("https://a.example/after")]),
+        &write("big.warc", &[big, video, ok("https://a.example/after")]),
         1 << 20,
     );
-    assert_eq!(got.len(), 2);
+    assert_eq!(got.len(), 3);
     let msg = got[0].bytes.as_ref().unwrap_err().to_string();
     assert!(
         msg.contains("too large") && msg.contains("--max-bytes"),
         "{msg}"
     );
-    assert!(got[1].bytes.is_ok());
+    assert!(
+        matches!(&got[1].bytes, Err(Error::NoPage(t)) if t == "video/mp4"),
+        "{:?}",
+        got[1].bytes
+    );
+    assert!(got[2].bytes.is_ok());
 
     // A length that is not a number, a header that never ends, and a gzipped WARC cut short.
     let nan = String::from_utf8(ok("https://a.example/x"))
