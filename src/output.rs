@@ -152,21 +152,32 @@ pub fn to_markdown(e: &Extraction) -> String {
             }
             Piece::Block(b) => b,
         };
+        // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
+        // indented lines would otherwise read as code without their escapes being read.
+        let pre = b.collapsed.is_some();
         if let Role::Item { number, depth } = b.role {
             let (indent, marker, tight) = lists.item(number, depth);
-            let text = md_escape(&b.text, true);
+            let text = if pre {
+                // The block's lines go at the item's text column, so that they stay in it.
+                let column = " ".repeat(indent + marker.len());
+                code_block(&b.text).replace('\n', &format!("\n{column}"))
+            } else {
+                md_escape(&b.text, true)
+            };
             return (format!("{}{marker}{text}", " ".repeat(indent)), tight);
         }
         lists = Lists::default();
         let text = match b.tag.as_str() {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let level = b.tag.as_bytes()[1] - b'0';
-                // The page title is already the top heading.
+                // The page title is already the top heading. A heading is one line.
                 let hashes = "#".repeat(usize::from(level.clamp(1, 5)) + 1);
-                format!("{hashes} {}", heading_text(&b.text))
+                let line = b.collapsed.as_deref().unwrap_or(&b.text);
+                format!("{hashes} {}", heading_text(line))
             }
+            "blockquote" if pre => format!("> {}", code_block(&b.text).replace('\n', "\n> ")),
             "blockquote" => format!("> {}", md_escape(&b.text, true)),
-            _ if b.collapsed.is_some() || b.tag == "pre" => code_block(&b.text),
+            _ if pre || b.tag == "pre" => code_block(&b.text),
             _ => md_escape(&b.text, true),
         };
         (text, false)
@@ -599,6 +610,28 @@ mod tests {
         assert_eq!(heading_text("Issue #"), "Issue \\#");
         assert_eq!(heading_text("C##"), "C\\##");
         assert_eq!(heading_text("#"), "\\#");
+    }
+
+    #[test]
+    fn text_inside_pre_is_code_in_an_item_or_a_quote_and_one_line_in_a_heading() {
+        let pre = |text: &str, tag: &str, role: Role| ExtractedBlock {
+            collapsed: Some(text.split_whitespace().collect::<Vec<_>>().join(" ")),
+            ..block(text, tag, role, true)
+        };
+        let item = |number, depth| Role::Item { number, depth };
+        let blocks = vec![
+            block("a", "li", item(None, 1), true),
+            pre("x = *1*\n    y = _2_", "li", item(Some(1), 2)),
+            pre("Title *one*\n    two", "h2", Role::Text),
+            pre("said\n    _this_", "blockquote", Role::Text),
+        ];
+        // Indented lines outside a code block would read as code, their escapes shown.
+        assert_eq!(
+            markdown(blocks),
+            "- a\n  1. ```\n     x = *1*\n         y = _2_\n     ```\n\n\
+             ### Title \\*one\\* two\n\n\
+             > ```\n> said\n>     _this_\n> ```\n\n"
+        );
     }
 
     #[test]

@@ -657,6 +657,8 @@ fn tricky_markdown_page() -> String {
          <table><thead><tr><th>Setting</th><th>Default</th></tr></thead><tbody>\
          <tr><td>alpha | rate</td><td>0.5 for every run of the tool</td></tr>\
          <tr><td>beta</td><td>1.0 for every run of the tool</td></tr></tbody></table>\
+         <pre><ul><li>Run it as *root* once: textsift --check config.toml\n\n        \
+         then as _yourself_: textsift --check config.toml</li></ul></pre>\
          <p>{}</p></article></main><footer><p>Copyright 2026 Example Docs.</p></footer>\
          </body></html>",
         "The tool reads both settings from its configuration file when it starts. ".repeat(3)
@@ -708,6 +710,7 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
     let text_without_markers = text
         .replace("\n- First", "\nFirst")
         .replace("\n- Second", "\nSecond")
-        .replace("\n- A detail", "\nA detail");
+        .replace("\n- A detail", "\nA detail")
+        .replace("\n- Run it", "\nRun it");
     assert_eq!(squeeze(&shown), squeeze(&text_without_markers), "{md}");
 }
