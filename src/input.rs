@@ -471,12 +471,16 @@ struct WarcHeader {
     content_type: Option<String>,
 }
 
-/// One WARC record's header.
-fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
+/// The start of a record's version line, which [`resync`] looks for.
+const WARC_LINE: &[u8] = b"WARC/1.";
+
+/// One WARC record's header. `found` is how much of its version line [`resync`] has already
+/// read (nothing, or [`WARC_LINE`]).
+fn warc_header(r: &mut dyn BufRead, found: &[u8]) -> Result<Option<WarcHeader>> {
     let bad = |m: String| Error::Record(format!("bad WARC record: {m}"));
     let io = |e: std::io::Error| stream_error(e, |e| bad(e.to_string()));
     // Records end with two line breaks; tolerate more.
-    loop {
+    while found.is_empty() {
         let buf = r.fill_buf().map_err(io)?;
         match buf.iter().position(|b| *b != b'\r' && *b != b'\n') {
             Some(at) => {
@@ -490,7 +494,7 @@ fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
             }
         }
     }
-    let mut block = Vec::new();
+    let mut block = found.to_vec();
     let mut limited = r.take(MAX_WARC_HEADER);
     loop {
         let before = block.len();
@@ -546,6 +550,46 @@ fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
     }))
 }
 
+/// Read on to the next line that starts with [`WARC_LINE`], after a record that does not hold
+/// together, and read that much of it. `false` at the end of the stream.
+fn resync(r: &mut dyn BufRead) -> std::io::Result<bool> {
+    // How much of a line break and `WARC/1.` has been matched, across buffers. Where the bad
+    // record stopped counts as the start of a line: after a header, or after the line breaks
+    // that end a record.
+    let pattern = [b"\n", WARC_LINE].concat();
+    let mut matched = 1usize;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        let mut i = 0;
+        while i < buf.len() {
+            if matched == 0 {
+                match memchr::memchr(b'\n', &buf[i..]) {
+                    Some(k) => {
+                        i += k + 1;
+                        matched = 1;
+                    }
+                    None => i = buf.len(),
+                }
+                continue;
+            }
+            matched = match buf[i] {
+                c if c == pattern[matched] => matched + 1,
+                b'\n' => 1,
+                _ => 0,
+            };
+            i += 1;
+            if matched == pattern.len() {
+                r.consume(i);
+                return Ok(true);
+            }
+        }
+        r.consume(i);
+    }
+}
+
 /// Read `len` bytes, keeping the first `keep` of them, or fail naming how many there were.
 fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64) -> Result<Vec<u8>> {
     let mut body = Vec::new();
@@ -594,112 +638,132 @@ fn record_ends(r: &mut dyn BufRead) -> std::io::Result<bool> {
 // own, so one record with a lying length pulls the rest of a multi-gigabyte file into memory.
 
 /// The `response` records of a WARC stream. Each record is read within its Content-Length
-/// (checked against the byte limit first), so memory stays bounded; a record whose length does
-/// not match the data ends the stream with an error, as what follows cannot be trusted.
+/// (checked against the byte limit first), so memory stays bounded. A record that does not
+/// hold together (a header that does not parse, a length that does not end where the record
+/// does) is reported, and reading goes on at the next line that starts a record, so that one
+/// bad record does not lose the rest of a crawl; a stream that ends or fails to read ends.
 fn warc_pages(
     source: String,
     mut stream: Box<dyn BufRead + Send>,
     max_bytes: u64,
 ) -> impl Iterator<Item = Item> + Send {
     let mut n = 0usize;
-    let mut failed = false;
+    // The stream ended or failed; how much of the next version line a resync has read.
+    let mut ended = false;
+    let mut found: &'static [u8] = &[];
     std::iter::from_fn(move || loop {
-        if failed {
+        if ended {
             return None;
         }
         n += 1;
         let place = format!("{source}#{n}");
-        let fail = |failed: &mut bool, e: Error| {
-            *failed = true;
-            Some(Item::new(place.clone(), Err(e)))
-        };
-        let WarcHeader {
-            kind,
-            uri,
-            length: len,
-            content_type,
-        } = match warc_header(&mut *stream) {
-            Ok(None) => return None,
-            Ok(Some(h)) => h,
-            Err(e) => return fail(&mut failed, e),
-        };
-        let response = kind.eq_ignore_ascii_case("response");
-        // A `resource` record holds a file without HTTP (as archived by some tools); its own
-        // Content-Type says whether it is a page.
-        let resource = kind.eq_ignore_ascii_case("resource");
-        let resource_page = resource
-            && content_type
-                .as_deref()
-                .is_some_and(|t| html_charset(t).is_some());
-        let wanted = response || resource_page;
-        let too_large = len > max_bytes.saturating_add(HTTP_HEADER_ALLOWANCE);
-        // Of a response over the limit, only the HTTP head is kept: an image or a redirect is
-        // no page whatever its size, and only a page over the limit is a failure.
-        let keep = match (wanted, too_large) {
-            (false, _) => 0,
-            (true, false) => len,
-            (true, true) if response => HTTP_HEADER_ALLOWANCE,
-            (true, true) => 0,
-        };
-        let body = match warc_body(&mut *stream, len, keep) {
-            Ok(b) => b,
-            Err(e) => return fail(&mut failed, e),
-        };
-        match record_ends(&mut *stream) {
-            Ok(true) => {}
-            Ok(false) => {
-                return fail(
-                    &mut failed,
-                    Error::Record(format!(
-                        "bad WARC record{}: its Content-Length ({len}) does not end where the \
-                         record does",
-                        uri.as_deref()
-                            .map(|u| format!(" for {u}"))
-                            .unwrap_or_default()
-                    )),
-                )
+        match warc_record(&mut *stream, std::mem::take(&mut found), max_bytes, &place) {
+            Ok(Record::End) => return None,
+            Ok(Record::Other) => continue,
+            Ok(Record::Item(item)) => return Some(item),
+            Err(e) => {
+                // A read error (corrupt gzip) ends the stream, as does its end.
+                match resync(&mut *stream) {
+                    Ok(true) => found = WARC_LINE,
+                    Ok(false) | Err(_) => ended = true,
+                }
+                return Some(Item::new(place, Err(e)));
             }
-            Err(e) => return fail(&mut failed, Error::Gzip(e.to_string())),
         }
-        let source = uri.unwrap_or(place);
-        if resource && !resource_page {
-            let what = content_type.map_or("a file of no stated type".into(), |t| t.trim().into());
-            return Some(Item::new(source, Err(Error::NoPage(what))));
-        }
-        if !wanted {
-            continue;
-        }
-        if too_large {
-            if let (true, Err(why)) = (response, http_payload(&body)) {
-                return Some(Item::new(source, Err(Error::NoPage(why))));
-            }
-            return Some(Item::new(
-                source,
-                Err(too_many_bytes(max_bytes, " in a WARC record")),
-            ));
-        }
-        let payload = if resource {
-            Payload {
-                charset: content_type.as_deref().and_then(html_charset).flatten(),
-                body: body.into(),
-                encoding: None,
-            }
-        } else {
-            match http_payload(&body) {
-                Ok(payload) => payload,
-                Err(why) => return Some(Item::new(source, Err(Error::NoPage(why)))),
-            }
-        };
-        let bytes = if payload.body.len() as u64 > max_bytes {
-            Err(too_many_bytes(max_bytes, ""))
-        } else {
-            decode_content(payload.body.into_owned(), payload.encoding, max_bytes)
-        };
-        return Some(Item {
-            charset: payload.charset,
-            ..Item::new(source, bytes)
-        });
     })
+}
+
+/// What [`warc_record`] read.
+enum Record {
+    /// The end of the stream.
+    End,
+    /// A record that is neither a response nor a resource (a request, metadata...).
+    Other,
+    /// A page, or a response or resource without one ([`Error::NoPage`]), or one that cannot
+    /// be read.
+    Item(Item),
+}
+
+/// The next record of a WARC stream; an error for a record that does not hold together.
+/// `found`: see [`warc_header`]; `place` names a record that has no target URI.
+fn warc_record(
+    stream: &mut dyn BufRead,
+    found: &[u8],
+    max_bytes: u64,
+    place: &str,
+) -> Result<Record> {
+    let Some(WarcHeader {
+        kind,
+        uri,
+        length: len,
+        content_type,
+    }) = warc_header(stream, found)?
+    else {
+        return Ok(Record::End);
+    };
+    let response = kind.eq_ignore_ascii_case("response");
+    // A `resource` record holds a file without HTTP (as archived by some tools); its own
+    // Content-Type says whether it is a page.
+    let resource = kind.eq_ignore_ascii_case("resource");
+    let resource_page = resource
+        && content_type
+            .as_deref()
+            .is_some_and(|t| html_charset(t).is_some());
+    let wanted = response || resource_page;
+    let too_large = len > max_bytes.saturating_add(HTTP_HEADER_ALLOWANCE);
+    // Of a response over the limit, only the HTTP head is kept: an image or a redirect is
+    // no page whatever its size, and only a page over the limit is a failure.
+    let keep = match (wanted, too_large) {
+        (false, _) => 0,
+        (true, false) => len,
+        (true, true) if response => HTTP_HEADER_ALLOWANCE,
+        (true, true) => 0,
+    };
+    let body = warc_body(stream, len, keep)?;
+    if !record_ends(stream).map_err(|e| Error::Gzip(e.to_string()))? {
+        return Err(Error::Record(format!(
+            "bad WARC record{}: its Content-Length ({len}) does not end where the record does",
+            uri.as_deref()
+                .map(|u| format!(" for {u}"))
+                .unwrap_or_default()
+        )));
+    }
+    let source = uri.unwrap_or_else(|| place.to_string());
+    let item = |bytes| Ok(Record::Item(Item::new(source.clone(), bytes)));
+    if resource && !resource_page {
+        let what = content_type.map_or("a file of no stated type".into(), |t| t.trim().into());
+        return item(Err(Error::NoPage(what)));
+    }
+    if !wanted {
+        return Ok(Record::Other);
+    }
+    if too_large {
+        if let (true, Err(why)) = (response, http_payload(&body)) {
+            return item(Err(Error::NoPage(why)));
+        }
+        return item(Err(too_many_bytes(max_bytes, " in a WARC record")));
+    }
+    let payload = if resource {
+        Payload {
+            charset: content_type.as_deref().and_then(html_charset).flatten(),
+            body: body.into(),
+            encoding: None,
+        }
+    } else {
+        match http_payload(&body) {
+            Ok(payload) => payload,
+            Err(why) => return item(Err(Error::NoPage(why))),
+        }
+    };
+    let bytes = if payload.body.len() as u64 > max_bytes {
+        Err(too_many_bytes(max_bytes, ""))
+    } else {
+        decode_content(payload.body.into_owned(), payload.encoding, max_bytes)
+    };
+    Ok(Record::Item(Item {
+        charset: payload.charset,
+        ..Item::new(source, bytes)
+    }))
 }
 
 /// The page in a WARC record, the charset its `Content-Type` names, and the HTTP
@@ -907,6 +971,23 @@ mod tests {
         assert_eq!(charset("image/png;;"), None);
         let record = head("text/html");
         assert_eq!(&*http_payload(record.as_bytes()).unwrap().body, b"<p>x</p>");
+    }
+
+    #[test]
+    fn resync_finds_the_next_version_line_across_buffers() {
+        let data = b"tail of a bad record\nWARC/0\nWARC/\r\nWARC/1.0\r\nWARC-Type: x";
+        for capacity in [1, 3, 7, 64] {
+            let mut r = std::io::BufReader::with_capacity(capacity, &data[..]);
+            assert!(resync(&mut r).unwrap(), "{capacity}");
+            let mut rest = String::new();
+            r.read_to_string(&mut rest).unwrap();
+            assert_eq!(rest, "0\r\nWARC-Type: x", "{capacity}");
+        }
+        // Where it starts counts as a line start; a stream without a record ends it.
+        let mut r = std::io::BufReader::with_capacity(2, &b"WARC/1.1\r\n"[..]);
+        assert!(resync(&mut r).unwrap());
+        let mut r = std::io::BufReader::with_capacity(2, &b"xWARC/1.1\nWARC/1"[..]);
+        assert!(!resync(&mut r).unwrap());
     }
 
     #[test]

@@ -607,6 +607,10 @@ fn json_lines_that_are_not_json() {
     assert!(msg.contains("not a JSON record"), "{msg}");
 }
 
+fn error_of(item: &Item) -> String {
+    item.bytes.as_ref().unwrap_err().to_string()
+}
+
 fn warc_record(kind: &str, uri: &str, body: &[u8], claimed: Option<u64>) -> Vec<u8> {
     let len = claimed.unwrap_or(body.len() as u64);
     let mut r = format!(
@@ -861,7 +865,7 @@ fn warc_records_with_lying_lengths() {
     assert_eq!(sources, ["https://a.example/1", "https://a.example/2"]);
     assert!(got.iter().all(|i| i.bytes.is_ok()));
 
-    // A length shorter than the record: the record after it cannot be found.
+    // A length shorter than the record: reported, and reading goes on at the next record.
     let body = http(ARTICLE);
     let short = warc_record("response", "https://a.example/short", &body, Some(40));
     let got = items(
@@ -871,7 +875,7 @@ fn warc_records_with_lying_lengths() {
         ),
         1 << 20,
     );
-    assert_eq!(got.len(), 2);
+    assert_eq!(got.len(), 3);
     assert_eq!(got[0].source, "https://a.example/1");
     assert!(got[1].source.ends_with("short.warc#2"), "{}", got[1].source);
     let msg = got[1].bytes.as_ref().unwrap_err().to_string();
@@ -880,6 +884,81 @@ fn warc_records_with_lying_lengths() {
         "{msg}"
     );
     assert!(msg.contains("Content-Length (40)"), "{msg}");
+    assert_eq!(got[2].source, "https://a.example/3");
+    assert_eq!(got[2].bytes.as_deref().unwrap(), ARTICLE.as_bytes());
+
+    // A length that reaches into the next record loses that one, not the rest; so does a
+    // header that does not parse. A page that shows a version line is only text while its
+    // record holds together.
+    let over = warc_record(
+        "response",
+        "https://a.example/over",
+        &body,
+        Some(body.len() as u64 + 100),
+    );
+    let quoting =
+        format!("<p>A record starts with a line such as\nWARC/1.0\nand a header.</p>{ARTICLE}");
+    let unnamed = String::from_utf8(ok("https://a.example/4"))
+        .unwrap()
+        .replacen(
+            &format!("Content-Length: {}", body.len()),
+            "Content-Length: many",
+            1,
+        );
+    let got = items(
+        &write(
+            "resync.warc",
+            &[
+                over,
+                ok("https://a.example/swallowed"),
+                ok("https://a.example/2"),
+                warc_record("response", "https://a.example/3", &http(&quoting), None),
+                unnamed.into_bytes(),
+                ok("https://a.example/5"),
+            ],
+        ),
+        1 << 20,
+    );
+    let read: Vec<(&str, bool)> = got
+        .iter()
+        .map(|i| (i.source.rsplit('/').next().unwrap(), i.bytes.is_ok()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("resync.warc#1", false),
+            ("2", true),
+            ("3", true),
+            ("resync.warc#4", false),
+            ("5", true),
+        ]
+    );
+    let error = |i: usize| got[i].bytes.as_ref().unwrap_err().to_string();
+    assert!(
+        error(0).contains("for https://a.example/over"),
+        "{}",
+        error(0)
+    );
+    assert!(error(3).contains("not a number"), "{}", error(3));
+    assert_eq!(got[2].bytes.as_deref().unwrap(), quoting.as_bytes());
+    // A header without a length, right before a record.
+    let got = items(
+        &write(
+            "lengthless.warc",
+            &[
+                b"WARC/1.0\r\nWARC-Type: response\r\n\r\n".to_vec(),
+                ok("https://a.example/1"),
+            ],
+        ),
+        1 << 20,
+    );
+    assert_eq!(got.len(), 2);
+    assert!(
+        error_of(&got[0]).contains("no Content-Length"),
+        "{}",
+        error_of(&got[0])
+    );
+    assert!(got[1].bytes.is_ok());
 
     // A length past the end of the file.
     let long = warc_record(
