@@ -228,7 +228,12 @@ pub enum Container {
     Page,
 }
 
+/// The UTF-8 byte-order mark.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 fn container_of(head: &[u8]) -> Container {
+    // Some Windows tools begin every text file they write with a byte-order mark.
+    let head = head.strip_prefix(UTF8_BOM).unwrap_or(head);
     let head = &head[..head.len().min(8)];
     if head.starts_with(b"WARC/") {
         Container::Warc
@@ -424,10 +429,22 @@ fn jsonl_pages(
                 return Some(Item::new(place, bytes));
             }
         };
+        let line = match n {
+            1 => line.strip_prefix(UTF8_BOM).unwrap_or(&line),
+            _ => &line,
+        };
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        return Some(match serde_json::from_slice::<Record>(&line) {
+        let parsed = serde_json::from_slice::<Record>(line).or_else(|e| {
+            // JSON written by tools that allow lone UTF-16 surrogates (Python's `json`, some
+            // scrapers) is refused by serde_json: such a surrogate is read as U+FFFD instead.
+            match without_lone_surrogates(line) {
+                Some(fixed) => serde_json::from_slice::<Record>(&fixed),
+                None => Err(e),
+            }
+        });
+        return Some(match parsed {
             Ok(r) => {
                 let source = match r.id {
                     Some(serde_json::Value::String(s)) => s,
@@ -452,6 +469,38 @@ fn jsonl_pages(
             ),
         });
     })
+}
+
+/// A JSON text with every `\\uXXXX` escape of a lone UTF-16 surrogate (a high one not followed by
+/// a low one, or a low one alone) made `\\uFFFD`; `None` when it has none.
+fn without_lone_surrogates(json: &[u8]) -> Option<Vec<u8>> {
+    // The code unit of the `\\uXXXX` escape at `at`, if one is there.
+    let unit = |at: usize| -> Option<u16> {
+        let hex = json.get(at..at + 6)?.strip_prefix(b"\\u")?;
+        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let high = |u: u16| (0xD800..0xDC00).contains(&u);
+    let low = |u: u16| (0xDC00..0xE000).contains(&u);
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'\\', &json[i..]) {
+        let at = i + k;
+        i = at + 2;
+        let Some(u) = unit(at) else { continue };
+        i = at + 6;
+        if high(u) && unit(at + 6).is_some_and(low) {
+            i = at + 12;
+        } else if high(u) || low(u) {
+            let o = out.get_or_insert_with(|| Vec::with_capacity(json.len()));
+            o.extend_from_slice(&json[copied..at]);
+            o.extend_from_slice(b"\\uFFFD");
+            copied = at + 6;
+        }
+    }
+    let mut out = out?;
+    out.extend_from_slice(&json[copied..]);
+    Some(out)
 }
 
 /// Longest WARC header block read; a longer one is refused as corrupt.
@@ -988,6 +1037,27 @@ mod tests {
         assert!(resync(&mut r).unwrap());
         let mut r = std::io::BufReader::with_capacity(2, &b"xWARC/1.1\nWARC/1"[..]);
         assert!(!resync(&mut r).unwrap());
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let fix =
+            |s: &str| without_lone_surrogates(s.as_bytes()).map(|v| String::from_utf8(v).unwrap());
+        assert_eq!(
+            fix(r#"{"a":"x\ud800y"}"#).as_deref(),
+            Some(r#"{"a":"x\uFFFDy"}"#)
+        );
+        assert_eq!(
+            fix(r#""\uDC00\ud83d""#).as_deref(),
+            Some(r#""\uFFFD\uFFFD""#)
+        );
+        // A pair, an escaped backslash before `u`, other escapes: nothing to do.
+        assert_eq!(fix(r#""\ud83d\ude00 \\ud800 \n \u00e9""#), None);
+        // An escape cut short at the end.
+        assert_eq!(fix(r#""\ud80"#), None);
+        let parsed: String =
+            serde_json::from_str(&fix(r#""a\ud800\ud83d\ude00""#).unwrap()).unwrap();
+        assert_eq!(parsed, "a\u{fffd}\u{1f600}");
     }
 
     #[test]

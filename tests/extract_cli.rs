@@ -353,6 +353,32 @@ fn jsonl_and_warc_inputs() {
     );
 }
 
+#[test]
+fn json_lines_as_other_tools_write_them() {
+    // A byte-order mark before the first record (Windows tools), CRLF line ends, and a lone
+    // UTF-16 surrogate escaped in a page (Python's `json` writes them; serde_json refuses them).
+    let record = |id: &str, html: &str| serde_json::json!({"id": id, "html": html}).to_string();
+    let lone = record("lone", &article(2)).replacen("Paragraph 0", "Paragraph \\ud800 0", 1);
+    let file = format!(
+        "\u{feff}{}\r\n{}\r\n{lone}\r\n",
+        record("first", &article(0)),
+        record("second", &article(1))
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pages.jsonl");
+    std::fs::write(&path, file).unwrap();
+    let out = textsift(&["extract", path.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let recs: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<&str> = recs.iter().map(|r| r["source"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["first", "second", "lone"]);
+    let text = recs[2]["text"].as_str().unwrap();
+    assert!(text.contains("Paragraph \u{fffd} 0 of story 2"), "{text}");
+}
+
 /// A WARC response record holding `http`.
 fn warc_response(uri: &str, http: &[u8]) -> Vec<u8> {
     let mut r = format!(
