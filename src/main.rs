@@ -259,8 +259,8 @@ fn main() -> ExitCode {
             }
             // The library's errors already name their cause; `{:#}` would print it twice.
             match e.downcast_ref::<Error>() {
-                Some(lib) => eprintln!("textsift: {lib}"),
-                None => eprintln!("textsift: {e:#}"),
+                Some(lib) => eprintln!("{}", one_line(&format!("textsift: {lib}"))),
+                None => eprintln!("{}", one_line(&format!("textsift: {e:#}"))),
             }
             ExitCode::FAILURE
         }
@@ -315,6 +315,22 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
+/// A line as printed: control characters of a source or a message (a record id holding a
+/// line break or a terminal's escape codes, from a crawl) shown as escapes, so that a report
+/// stays one line and the terminal shows what was there.
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| match c {
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// Counts of a batch, reported at the end.
 #[derive(Default)]
 struct Tally {
@@ -334,7 +350,7 @@ impl Tally {
             Err(e) => {
                 self.pages += 1;
                 self.failed += 1;
-                return Some(format!("textsift: {source}: {e}"));
+                return Some(one_line(&format!("textsift: {source}: {e}")).into_owned());
             }
         }
         None
@@ -533,7 +549,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
         if single {
             page
         } else {
-            format!("==> {source} <==\n{}\n\n", page.trim_end())
+            format!("==> {} <==\n{}\n\n", one_line(source), page.trim_end())
         }
     };
     // Several pages in the debug view: one document with a section for each.
@@ -587,7 +603,8 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
         let (ok, bad) = textsift::annotate::load(d, min_aligned, input::DEFAULT_MAX_BYTES)
             .map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?;
         for (id, e) in bad {
-            eprintln!("textsift: {}: page {id}: {e} (skipped)", d.display());
+            let line = format!("textsift: {}: page {id}: {e} (skipped)", d.display());
+            eprintln!("{}", one_line(&line));
             skipped.push((id, e.to_string()));
         }
         pages.extend(ok);

@@ -379,6 +379,34 @@ fn json_lines_as_other_tools_write_them() {
     assert!(text.contains("Paragraph \u{fffd} 0 of story 2"), "{text}");
 }
 
+#[test]
+fn sources_with_control_characters_stay_on_one_line() {
+    // Record ids come from crawls: a line break or a terminal's escape codes in one must not
+    // split a report or reach the terminal.
+    let file = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id": "bad\nid\u{1b}[31m", "html": ""}),
+        serde_json::json!({"id": "two\nlines", "html": article(1)})
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ids.jsonl");
+    std::fs::write(&path, file).unwrap();
+    let out = textsift(
+        &["extract", "--format", "text", path.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "textsift: bad\\nid\\u{1b}[31m: empty input\ntextsift: 2 pages, 1 ok, 1 failed\n"
+    );
+    assert!(
+        stdout(&out).starts_with("==> two\\nlines <==\nStory 1 & more\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
 /// A WARC response record holding `http`.
 fn warc_response(uri: &str, http: &[u8]) -> Vec<u8> {
     let mut r = format!(
