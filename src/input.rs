@@ -898,7 +898,22 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
 fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
     let mut headers = [httparse::EMPTY_HEADER; 128];
     let mut response = httparse::Response::new(&mut headers);
-    let Ok(httparse::Status::Complete(at)) = response.parse(record) else {
+    // httparse reads HTTP/1.x; archives of HTTP/2 and HTTP/3 traffic write `HTTP/2 200`. The
+    // head of such a message is read as HTTP/1.1 (two bytes longer), the body where it is.
+    let (head, shift) = match [&b"HTTP/2 "[..], b"HTTP/3 "]
+        .iter()
+        .find_map(|v| record.strip_prefix(*v))
+    {
+        Some(rest) => {
+            let end = memchr::memmem::find(rest, b"\r\n\r\n").map_or(rest.len(), |e| e + 4);
+            (
+                std::borrow::Cow::Owned([&b"HTTP/1.1 "[..], &rest[..end]].concat()),
+                2,
+            )
+        }
+        None => (std::borrow::Cow::Borrowed(record), 0),
+    };
+    let Ok(httparse::Status::Complete(head_end)) = response.parse(&head) else {
         let body = record
             .windows(4)
             .position(|w| w == b"\r\n\r\n")
@@ -936,7 +951,7 @@ fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
     let encoding = header("content-encoding")
         .map(|e| e.trim().to_ascii_lowercase())
         .filter(|e| !e.is_empty() && e != "identity");
-    let body = &record[at..];
+    let body = &record[head_end - shift..];
     let chunked =
         header("transfer-encoding").is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
     // A body that does not hold together as chunks is kept as it is.
@@ -1020,6 +1035,21 @@ mod tests {
         assert_eq!(charset("image/png;;"), None);
         let record = head("text/html");
         assert_eq!(&*http_payload(record.as_bytes()).unwrap().body, b"<p>x</p>");
+    }
+
+    #[test]
+    fn http_2_and_3_messages_are_read_as_http_1() {
+        let page =
+            http_payload(b"HTTP/2 200\r\ncontent-type: text/html; charset=utf-8\r\n\r\n<p>x</p>")
+                .unwrap();
+        assert_eq!(
+            (&*page.body, page.charset.as_deref()),
+            (&b"<p>x</p>"[..], Some("utf-8"))
+        );
+        let gone = http_payload(b"HTTP/2 404\r\ncontent-type: text/html\r\n\r\n<p>x</p>");
+        assert_eq!(gone.err().as_deref(), Some("an error page, HTTP 404"));
+        let image = http_payload(b"HTTP/3 200\r\ncontent-type: image/png\r\n\r\n\x89PNG");
+        assert_eq!(image.err().as_deref(), Some("image/png"));
     }
 
     #[test]
