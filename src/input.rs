@@ -471,10 +471,10 @@ fn jsonl_pages(
     })
 }
 
-/// A JSON text with every `\\uXXXX` escape of a lone UTF-16 surrogate (a high one not followed by
-/// a low one, or a low one alone) made `\\uFFFD`; `None` when it has none.
+/// A JSON text with every `\uXXXX` escape of a lone UTF-16 surrogate (a high one not followed by
+/// a low one, or a low one alone) made `\uFFFD`; `None` when it has none.
 fn without_lone_surrogates(json: &[u8]) -> Option<Vec<u8>> {
-    // The code unit of the `\\uXXXX` escape at `at`, if one is there.
+    // The code unit of the `\uXXXX` escape at `at`, if one is there.
     let unit = |at: usize| -> Option<u16> {
         let hex = json.get(at..at + 6)?.strip_prefix(b"\\u")?;
         u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()

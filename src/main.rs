@@ -180,8 +180,8 @@ records), directories (walked in sorted order) or - for standard input (also rea
 input is named and pages are piped in). Output order is input order, the same for any
 --threads. A page that cannot be read is reported on stderr with its source and skipped; a
 summary line ends a batch, and counts the WARC records that hold no page (redirects, error
-pages, other media types), which are passed over. Exit code: 0 when every page was extracted, 1 when any failed (or
-the model could not be loaded), 2 on a usage error."#;
+pages, other media types), which are passed over. Exit code: 0 when every page was
+extracted, 1 when any failed (or the model could not be loaded), 2 on a usage error."#;
 
 #[derive(Args)]
 struct InputArgs {
