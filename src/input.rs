@@ -890,12 +890,13 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
 
 /// The page in a WARC response record: the body of its HTTP message, de-chunked when its
 /// headers say `Transfer-Encoding: chunked`, with its `Content-Encoding` named for
-/// [`decode_content`]. An error, saying why, for a record that holds no page: a status other
-/// than 2xx (a redirect; an error page, which is the server's and not the address's) or a
-/// content type other than HTML (`text/html`, `application/xhtml+xml`; a record without one is
+/// [`decode_content`], after any interim (1xx) responses. An error, saying why, for a record
+/// that holds no page: no content (204, 205), a redirect, an error page (the server's, not the
+/// address's) or a content type other than HTML (`text/html`, `application/xhtml+xml`; a record without one is
 /// read as a page). A record whose HTTP message cannot be parsed gives what follows its first blank
 /// line, or all of it.
 fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
+    let record = after_interim_responses(record);
     let mut headers = [httparse::EMPTY_HEADER; 128];
     let mut response = httparse::Response::new(&mut headers);
     // httparse reads HTTP/1.x; archives of HTTP/2 and HTTP/3 traffic write `HTTP/2 200`. The
@@ -924,13 +925,12 @@ fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
             encoding: None,
         });
     };
-    // 1xx interim responses never reach an archive alone; a status outside 100-599 is a
-    // malformed line, read as the page it carries.
-    if let Some(code @ 300..=599) = response.code {
-        let what = if code < 400 {
-            "a redirect"
-        } else {
-            "an error page"
+    // A status outside 100-599 is a malformed line, read as the page it carries.
+    if let Some(code @ (204 | 205 | 300..=599)) = response.code {
+        let what = match code {
+            204 | 205 => "no content",
+            300..=399 => "a redirect",
+            _ => "an error page",
         };
         let reason = response.reason.unwrap_or_default();
         return Err(format!("{what}, HTTP {code} {reason}")
@@ -964,6 +964,25 @@ fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
         charset,
         encoding,
     })
+}
+
+/// An HTTP message without the interim responses (`100 Continue`, `103 Early Hints`) that
+/// some archivers keep before the final one.
+fn after_interim_responses(mut record: &[u8]) -> &[u8] {
+    loop {
+        // The status code: the second word of the first line, `HTTP/1.1 100 Continue`.
+        let code = record
+            .strip_prefix(b"HTTP/")
+            .and_then(|r| r.split(|&c| c == b' ' || c == b'\r' || c == b'\n').nth(1));
+        let interim = code.is_some_and(|code| code.len() == 3 && code[0] == b'1');
+        match interim
+            .then(|| memchr::memmem::find(record, b"\r\n\r\n"))
+            .flatten()
+        {
+            Some(end) => record = &record[end + 4..],
+            None => return record,
+        }
+    }
 }
 
 /// The data of a chunked HTTP body; `None` when its chunk sizes do not fit the bytes.
@@ -1050,6 +1069,31 @@ mod tests {
         assert_eq!(gone.err().as_deref(), Some("an error page, HTTP 404"));
         let image = http_payload(b"HTTP/3 200\r\ncontent-type: image/png\r\n\r\n\x89PNG");
         assert_eq!(image.err().as_deref(), Some("image/png"));
+    }
+
+    #[test]
+    fn interim_responses_are_skipped_and_responses_without_content_passed_over() {
+        let record = b"HTTP/1.1 100\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n\
+            HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>x</p>";
+        let page = http_payload(record).unwrap();
+        assert_eq!(
+            (&*page.body, page.charset.as_deref()),
+            (&b"<p>x</p>"[..], Some("utf-8"))
+        );
+        let empty = http_payload(b"HTTP/1.1 204 No Content\r\n\r\n");
+        assert_eq!(
+            empty.err().as_deref(),
+            Some("no content, HTTP 204 No Content")
+        );
+        // Only interim responses, and a body that merely starts like one, stay as they are.
+        assert_eq!(
+            after_interim_responses(b"HTTP/1.1 100 Continue\r\n"),
+            b"HTTP/1.1 100 Continue\r\n"
+        );
+        assert_eq!(
+            after_interim_responses(b"HTTP/1.1 1000\r\n\r\nx"),
+            b"HTTP/1.1 1000\r\n\r\nx"
+        );
     }
 
     #[test]
