@@ -77,6 +77,13 @@ pub struct ExtractedBlock {
     pub role: crate::blocks::Role,
 }
 
+impl ExtractedBlock {
+    /// The text on one line, whitespace collapsed, as the features and the model read it.
+    pub fn collapsed_text(&self) -> &str {
+        self.collapsed.as_deref().unwrap_or(&self.text)
+    }
+}
+
 /// The result of extracting one page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Extraction {

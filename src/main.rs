@@ -180,8 +180,9 @@ records), directories (walked in sorted order) or - for standard input (also rea
 input is named and pages are piped in). Output order is input order, the same for any
 --threads. A page that cannot be read is reported on stderr with its source and skipped; a
 summary line ends a batch, and counts the WARC records that hold no page (redirects, error
-pages, other media types), which are passed over. Exit code: 0 when every page was
-extracted, 1 when any failed (or the model could not be loaded), 2 on a usage error."#;
+pages, empty responses, other media types), which are passed over. Exit code: 0 when every
+page was extracted, 1 when any failed (or the model could not be loaded), 2 on a usage
+error."#;
 
 #[derive(Args)]
 struct InputArgs {
@@ -362,7 +363,7 @@ impl Tally {
                 0 => String::new(),
                 n => format!(
                     "; {n} WARC record{} without a page passed over (redirects, error pages, \
-                     other media types)",
+                     empty responses, other media types)",
                     if n == 1 { "" } else { "s" }
                 ),
             };
@@ -506,7 +507,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 score: Some(b.score),
                 tag: b.tag.clone(),
                 // The text the features were computed from: a record trains as it reads.
-                text: b.collapsed.as_ref().unwrap_or(&b.text).clone(),
+                text: b.collapsed_text().to_string(),
                 features: FeatureValues(e.features.row(i).to_vec()),
                 classes: std::mem::take(&mut classes[i]),
             };

@@ -159,8 +159,7 @@ pub fn to_markdown(e: &Extraction) -> String {
             let (indent, marker, tight) = lists.item(number, depth);
             let text = if pre {
                 // The block's lines go at the item's text column, so that they stay in it.
-                let column = " ".repeat(indent + marker.len());
-                code_block(&b.text).replace('\n', &format!("\n{column}"))
+                code_block_under(&b.text, &" ".repeat(indent + marker.len()))
             } else {
                 md_escape(&b.text, true)
             };
@@ -172,10 +171,9 @@ pub fn to_markdown(e: &Extraction) -> String {
                 let level = b.tag.as_bytes()[1] - b'0';
                 // The page title is already the top heading. A heading is one line.
                 let hashes = "#".repeat(usize::from(level.clamp(1, 5)) + 1);
-                let line = b.collapsed.as_deref().unwrap_or(&b.text);
-                format!("{hashes} {}", heading_text(line))
+                format!("{hashes} {}", heading_text(b.collapsed_text()))
             }
-            "blockquote" if pre => format!("> {}", code_block(&b.text).replace('\n', "\n> ")),
+            "blockquote" if pre => format!("> {}", code_block_under(&b.text, "> ")),
             "blockquote" => format!("> {}", md_escape(&b.text, true)),
             _ if pre || b.tag == "pre" => code_block(&b.text),
             _ => md_escape(&b.text, true),
@@ -339,7 +337,7 @@ fn rows_of(grid: &Grid, text: impl Fn(&str) -> String) -> (Vec<Vec<String>>, boo
             if !r[c].is_empty() {
                 r[c].push(' ');
             }
-            r[c].push_str(&text(b.collapsed.as_deref().unwrap_or(&b.text)));
+            r[c].push_str(&text(b.collapsed_text()));
         }
     }
     (rows, headed)
@@ -446,6 +444,12 @@ fn code_block(code: &str) -> String {
     let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}\n{code}\n{fence}")
+}
+
+/// [`code_block`] with `prefix` before every line but the first, which goes after a list
+/// marker or a quote's `> `.
+fn code_block_under(code: &str, prefix: &str) -> String {
+    code_block(code).replace('\n', &format!("\n{prefix}"))
 }
 
 /// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, `title`, `text`,

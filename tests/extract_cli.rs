@@ -349,7 +349,7 @@ fn jsonl_and_warc_inputs() {
     assert_eq!(
         stderr(&out).trim_end(),
         "textsift: 2 pages, 2 ok, 0 failed; 3 WARC records without a page passed over \
-         (redirects, error pages, other media types)"
+         (redirects, error pages, empty responses, other media types)"
     );
 }
 

@@ -603,7 +603,7 @@ fn json_lines_that_are_not_json() {
     ];
     let want: Vec<(String, &str)> = want.iter().map(|(s, k)| (s.to_string(), *k)).collect();
     assert_eq!(summary, want);
-    let msg = got[1].bytes.as_ref().unwrap_err().to_string();
+    let msg = error_of(&got[1]);
     assert!(msg.contains("not a JSON record"), "{msg}");
 }
 
@@ -686,7 +686,7 @@ fn warc_records_without_a_page_are_passed_over_and_chunked_bodies_joined() {
         .partition(|i| matches!(i.bytes, Err(Error::NoPage(_))));
     let why: Vec<(&str, String)> = no_page
         .iter()
-        .map(|i| (i.source.as_str(), i.bytes.as_ref().unwrap_err().to_string()))
+        .map(|i| (i.source.as_str(), error_of(i)))
         .collect();
     assert_eq!(
         why,
@@ -822,7 +822,7 @@ fn warc_bodies_in_brotli_or_deflate_and_pages_in_resource_records() {
     for item in got[..5].iter().chain(&got[8..]) {
         assert_eq!(item.bytes.as_deref().unwrap(), page, "{}", item.source);
     }
-    let error = |i: usize| got[i].bytes.as_ref().unwrap_err().to_string();
+    let error = |i: usize| error_of(&got[i]);
     assert!(error(5).starts_with("bad br data"), "{}", error(5));
     assert!(error(6).contains("zstd content encoding"), "{}", error(6));
     assert!(
@@ -878,7 +878,7 @@ fn warc_records_with_lying_lengths() {
     assert_eq!(got.len(), 3);
     assert_eq!(got[0].source, "https://a.example/1");
     assert!(got[1].source.ends_with("short.warc#2"), "{}", got[1].source);
-    let msg = got[1].bytes.as_ref().unwrap_err().to_string();
+    let msg = error_of(&got[1]);
     assert!(
         msg.contains("bad WARC record for https://a.example/short"),
         "{msg}"
@@ -933,7 +933,7 @@ fn warc_records_with_lying_lengths() {
             ("5", true),
         ]
     );
-    let error = |i: usize| got[i].bytes.as_ref().unwrap_err().to_string();
+    let error = |i: usize| error_of(&got[i]);
     assert!(
         error(0).contains("for https://a.example/over"),
         "{}",
@@ -972,7 +972,7 @@ fn warc_records_with_lying_lengths() {
         1 << 20,
     );
     assert_eq!(got.len(), 2);
-    let msg = got[1].bytes.as_ref().unwrap_err().to_string();
+    let msg = error_of(&got[1]);
     assert!(msg.contains("truncated WARC record"), "{msg}");
     assert!(got[1].source.ends_with("long.warc#2"), "{}", got[1].source);
 
@@ -983,7 +983,7 @@ fn warc_records_with_lying_lengths() {
         &write("huge.warc", &[ok("https://a.example/1"), huge]),
         1 << 20,
     );
-    let msg = got[1].bytes.as_ref().unwrap_err().to_string();
+    let msg = error_of(&got[1]);
     assert!(msg.contains("truncated WARC record"), "{msg}");
     let big = warc_record(
         "response",
@@ -1000,7 +1000,7 @@ fn warc_records_with_lying_lengths() {
         1 << 20,
     );
     assert_eq!(got.len(), 3);
-    let msg = got[0].bytes.as_ref().unwrap_err().to_string();
+    let msg = error_of(&got[0]);
     assert!(
         msg.contains("too large") && msg.contains("--max-bytes"),
         "{msg}"
