@@ -170,6 +170,69 @@ pub struct Page {
     pub blocks: Vec<Block>,
     /// The elements in document order; blocks point into it.
     pub elements: Vec<Element>,
+    /// What the markup says about numbering list items and placing table cells, for the
+    /// elements that say anything (an `<ol start>`, an `<li value>`, a cell's `colspan` or
+    /// `rowspan`), by element index in document order. [`Page::roles`] reads it.
+    pub layout: Vec<(u32, Layout)>,
+}
+
+/// Numbering and spans that an element's attributes give it ([`Page::layout`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// The number of an `<ol>`'s first item (`start`).
+    Start(i64),
+    /// An `<li>`'s own number (`value`); the items after it count on from it.
+    Value(i64),
+    /// A table cell's `colspan` (1 to 1,000) and `rowspan` (0, the rest of the table, to
+    /// 65,534), clamped as browsers clamp them.
+    Span {
+        /// Columns the cell takes.
+        cols: u32,
+        /// Rows the cell takes; 0 for all the rows left.
+        rows: u32,
+    },
+}
+
+/// An integer attribute as HTML reads one: leading whitespace, a sign, digits, whatever
+/// follows ignored; `None` without digits. Saturates far beyond any list or table.
+fn html_integer(value: &str) -> Option<i64> {
+    let v = value.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let (negative, v) = match v.as_bytes().first() {
+        Some(b'-') => (true, &v[1..]),
+        Some(b'+') => (false, &v[1..]),
+        _ => (false, v),
+    };
+    let digits = v.bytes().take_while(u8::is_ascii_digit);
+    let mut n: i64 = 0;
+    let mut any = false;
+    for d in digits {
+        any = true;
+        n = n.saturating_mul(10).saturating_add(i64::from(d - b'0'));
+    }
+    any.then_some(if negative { -n } else { n })
+}
+
+/// The numbering or spans an element's attributes give it, for the elements they apply to.
+fn layout_of(tag: &str, attrs: &[Attribute]) -> Option<Layout> {
+    let number = |name: LocalName| {
+        attrs
+            .iter()
+            .find(|a| a.name.local == name)
+            .and_then(|a| html_integer(&a.value))
+    };
+    match tag {
+        "ol" => number(local_name!("start")).map(Layout::Start),
+        "li" => number(local_name!("value")).map(Layout::Value),
+        "td" | "th" => {
+            // Out-of-range values are clamped as browsers clamp them; a colspan of 0 is 1.
+            // A negative span is no span.
+            let span = |name| number(name).filter(|n| *n >= 0);
+            let cols = span(local_name!("colspan")).map_or(1, |n| n.clamp(1, 1000) as u32);
+            let rows = span(local_name!("rowspan")).map_or(1, |n| n.min(65534) as u32);
+            (cols != 1 || rows != 1).then_some(Layout::Span { cols, rows })
+        }
+        _ => None,
+    }
 }
 
 impl Page {
@@ -211,6 +274,13 @@ impl Page {
         let mut complex = vec![false; n];
         // Lists (`ul`, `ol`, `dl`, `menu`) around every element, itself included.
         let mut lists = vec![0u32; n];
+        let mut layout = self.layout.iter().peekable();
+        // A list number as Markdown can write it: 0 to 9 digits.
+        let number = |n: i64| n.clamp(0, 999_999_999) as u32;
+        // The table whose rows are being placed, and for each of its first columns, the last
+        // row (counted from 1) that a cell above spans into it. Rows of another table start
+        // again: a table among another's rows makes that one no simple table anyway.
+        let mut spanned: (u32, Vec<u32>) = (NONE, Vec::new());
         for (i, e) in self.elements.iter().enumerate() {
             lists[i] = e.parent.map_or(0, |p| lists[p as usize])
                 + u32::from(matches!(&*e.tag, "ul" | "ol" | "dl" | "menu"));
@@ -223,17 +293,76 @@ impl Page {
             } else {
                 inherited
             };
-            let counter = match &*e.tag {
-                "li" if tag(e.parent) == "ol" => e.parent,
-                "tr" if table_of[i] != NONE => Some(table_of[i]),
-                "td" | "th" if tag(e.parent) == "tr" => e.parent,
+            let own = match layout.peek() {
+                Some(&&(at, l)) if at as usize == i => {
+                    layout.next();
+                    Some(l)
+                }
                 _ => None,
             };
-            if let Some(c) = counter {
-                counted[c as usize] += 1;
-                position[i] = counted[c as usize];
+            match (&*e.tag, e.parent) {
+                // An `<ol>` counts the number of its next item, from its `start`.
+                ("ol", _) => {
+                    counted[i] = match own {
+                        Some(Layout::Start(n)) => number(n),
+                        _ => 1,
+                    }
+                }
+                ("li", Some(ol)) if tag(e.parent) == "ol" => {
+                    let ol = ol as usize;
+                    let n = match own {
+                        Some(Layout::Value(n)) => number(n),
+                        _ => counted[ol],
+                    };
+                    position[i] = n;
+                    counted[ol] = number(i64::from(n) + 1);
+                }
+                ("tr", _) if table_of[i] != NONE => {
+                    let t = table_of[i];
+                    counted[t as usize] += 1;
+                    position[i] = counted[t as usize];
+                    if spanned.0 != t {
+                        spanned = (t, Vec::new());
+                    }
+                }
+                // A row counts the next free column, after the cells before it and those
+                // that rows above span into it.
+                ("td" | "th", Some(tr)) if tag(e.parent) == "tr" => {
+                    let tr = tr as usize;
+                    let row = position[tr];
+                    let this_table = spanned.0 == table_of[tr];
+                    let taken = |c: u32| {
+                        this_table && spanned.1.get(c as usize).is_some_and(|&last| last >= row)
+                    };
+                    let mut col = counted[tr];
+                    while taken(col) {
+                        col += 1;
+                    }
+                    let (cols, rows) = match own {
+                        Some(Layout::Span { cols, rows }) => (cols, rows),
+                        _ => (1, 1),
+                    };
+                    position[i] = col.saturating_add(1);
+                    counted[tr] = col.saturating_add(cols);
+                    let end = col.saturating_add(cols) as usize;
+                    if rows != 1 && this_table && end <= MAX_SPANNED_COLUMNS {
+                        if spanned.1.len() < end {
+                            spanned.1.resize(end, 0);
+                        }
+                        // 0: all the rows left.
+                        let last = match rows {
+                            0 => u32::MAX,
+                            _ => row.saturating_add(rows - 1),
+                        };
+                        spanned.1[col as usize..end].fill(last);
+                    }
+                }
+                _ => {}
             }
         }
+        // The items that have had a block marked as the item: their later blocks are more of
+        // the item.
+        let mut started = vec![false; n];
         let mut roles: Vec<Role> = self
             .blocks
             .iter()
@@ -241,17 +370,22 @@ impl Page {
                 let el = b.element as usize;
                 let e = &self.elements[el];
                 let table = table_of[el];
-                let item = |li: usize| Role::Item {
-                    number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
-                    depth: lists[li].max(1),
+                let mut item = |li: usize| {
+                    let depth = lists[li].max(1);
+                    if std::mem::replace(&mut started[li], true) {
+                        return Role::ItemParagraph { depth };
+                    }
+                    Role::Item {
+                        number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
+                        depth,
+                    }
                 };
                 let parent = e.parent.map(|p| (p as usize, &self.elements[p as usize]));
                 let role = match (&*e.tag, parent) {
                     ("li" | "dt" | "dd", _) => item(el),
-                    // A list item's first paragraph (`<li><p>…</p><p>…</p></li>`) is the item.
-                    ("p", Some((li, l))) if l.tag == "li" && l.first_block as usize == b.index => {
-                        item(li)
-                    }
+                    // A list item's paragraph (`<li><p>…</p><p>…</p></li>`): the first is the
+                    // item.
+                    ("p", Some((li, l))) if l.tag == "li" => item(li),
                     ("td" | "th", Some((tr, r))) if table != NONE && r.tag == "tr" => Role::Cell {
                         table,
                         row: position[tr].saturating_sub(1),
@@ -277,6 +411,11 @@ impl Page {
     }
 }
 
+/// Columns whose row spans [`Page::roles`] follows: a cell that spans rows beyond them is
+/// placed as if it spanned one row, so that placing a cell of a hostile table costs at most
+/// this many steps. Tables whose cells span rows are seldom so wide.
+const MAX_SPANNED_COLUMNS: usize = 64;
+
 /// What a block is in the page's structure ([`Page::roles`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Role {
@@ -285,20 +424,30 @@ pub enum Role {
     Text,
     /// An item of a list (`li`, `dt`, `dd`, or the first paragraph of an `li`).
     Item {
-        /// Place among the items of its `<ol>`, from 1; `None` in other lists.
+        /// Its number in its `<ol>`: the list's `start` (1 by default) for the first item,
+        /// counting up, or the item's own `value`; clamped to 0 to 999,999,999, the numbers
+        /// Markdown can write. `None` in other lists.
         number: Option<u32>,
         /// Lists around it: 1 for an item of a list that no other list holds.
         depth: u32,
     },
+    /// More of a list item whose text a block above began: its text after a `<br>` or after
+    /// a block inside it, or its second `<p>`.
+    ItemParagraph {
+        /// Lists around the item, as for [`Role::Item`].
+        depth: u32,
+    },
     /// Text of a cell of a simple table: a table whose every block is the text of one of its
-    /// own cells (no paragraphs, lists or tables inside them). Rows and cells count from 0
-    /// in document order; a cell spanning several columns counts as one.
+    /// own cells (no paragraphs, lists or tables inside them). Rows and columns count from 0
+    /// in document order.
     Cell {
         /// The `table` element ([`Page::elements`]).
         table: u32,
         /// The row among the table's rows.
         row: u32,
-        /// The cell among its row's cells.
+        /// The cell's first column: the columns that the cells before it in its row take
+        /// (`colspan`) and those that cells of the rows above still take (`rowspan`) are
+        /// passed over.
         col: u32,
     },
 }
@@ -615,18 +764,24 @@ fn vocab_flags(tokens: &str) -> u32 {
     bits
 }
 
-/// Whether [`attribute_context`] reads an attribute of this name: the parser keeps no other.
-pub(crate) fn attribute_is_read(local: &LocalName) -> bool {
-    matches!(
-        *local,
+/// Whether segmentation reads an attribute of this name on an element of this tag
+/// ([`attribute_context`], [`layout_of`]): the parser keeps no other.
+pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
+    match *local {
         local_name!("role")
-            | local_name!("class")
-            | local_name!("id")
-            | local_name!("itemprop")
-            | local_name!("hidden")
-            | local_name!("aria-hidden")
-            | local_name!("style")
-    )
+        | local_name!("class")
+        | local_name!("id")
+        | local_name!("itemprop")
+        | local_name!("hidden")
+        | local_name!("aria-hidden")
+        | local_name!("style") => true,
+        local_name!("start") => *tag == local_name!("ol"),
+        local_name!("value") => *tag == local_name!("li"),
+        local_name!("colspan") | local_name!("rowspan") => {
+            matches!(*tag, local_name!("td") | local_name!("th"))
+        }
+        _ => false,
+    }
 }
 
 /// Whether a class list hides its element from a reader of the desktop page, by the display
@@ -933,6 +1088,11 @@ impl Segmenter {
                 parent_vocab
             },
         });
+        if !attrs.is_empty() {
+            if let Some(layout) = layout_of(name, attrs) {
+                self.page.layout.push((index, layout));
+            }
+        }
         self.stack.push((index, kind));
         if matches!(name, "pre" | "listing") {
             self.pre_depth += 1;
@@ -1525,7 +1685,7 @@ mod tests {
                 ("inner", item(None, 2)),
                 ("three", item(Some(3), 1)),
                 ("four", item(Some(4), 1)),
-                ("more of four", Role::Text),
+                ("more of four", Role::ItemParagraph { depth: 1 }),
                 ("term", item(None, 1)),
                 ("meaning", item(None, 1)),
                 ("Sizes", Role::Text),
@@ -1543,6 +1703,65 @@ mod tests {
                 ("inner cell", cell(3, 0, 0)),
                 ("after", Role::Text),
             ]
+        );
+    }
+
+    #[test]
+    fn roles_follow_list_starts_item_values_and_cell_spans() {
+        let html = "<ol start=' 4x'><li>four</li><li value=9>nine</li><li>ten</li></ol>\
+                    <ol start=-3><li>below zero</li></ol>\
+                    <ol start=12345678901><li>too big</li><li>still too big</li></ol>\
+                    <ol start=abc><li value=''>one</li></ol>\
+                    <table><tr><td rowspan=2>a</td><td colspan=2>b</td><td>c</td></tr>\
+                    <tr><td>d</td><td colspan=0>e</td><td rowspan=-1>f</td></tr>\
+                    <tr><th rowspan=0 colspan=3>g</th><td>h</td></tr>\
+                    <tr><td>i</td></tr>\
+                    <tr><td colspan=5000 rowspan=2>j</td><td>k</td></tr><tr><td>l</td></tr></table>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let got: Vec<(&str, Role)> = page
+            .blocks
+            .iter()
+            .map(|b| b.text.as_str())
+            .zip(page.roles())
+            .collect();
+        let item = |n| Role::Item {
+            number: Some(n),
+            depth: 1,
+        };
+        let table = page.elements.iter().position(|e| e.tag == "table").unwrap() as u32;
+        let cell = |row, col| Role::Cell { table, row, col };
+        assert_eq!(
+            got,
+            [
+                ("four", item(4)),
+                ("nine", item(9)),
+                ("ten", item(10)),
+                ("below zero", item(0)),
+                ("too big", item(999_999_999)),
+                ("still too big", item(999_999_999)),
+                ("one", item(1)),
+                ("a", cell(0, 0)),
+                ("b", cell(0, 1)),
+                ("c", cell(0, 3)),
+                // "a" spans into the second row.
+                ("d", cell(1, 1)),
+                ("e", cell(1, 2)),
+                ("f", cell(1, 3)),
+                // Over every row left.
+                ("g", cell(2, 0)),
+                ("h", cell(2, 3)),
+                ("i", cell(3, 3)),
+                // 1,000 columns at most; so wide a cell is taken to span one row.
+                ("j", cell(4, 3)),
+                ("k", cell(4, 1003)),
+                ("l", cell(5, 3)),
+            ]
+        );
+        assert_eq!(
+            page.layout.len(),
+            8,
+            "the starts and values that parse, and the cells that span more than one: {:?}",
+            page.layout
         );
     }
 

@@ -134,8 +134,8 @@ pub fn to_text(e: &Extraction) -> String {
     out
 }
 
-/// The kept blocks as Markdown: headings, list items (numbered in ordered lists, nested in the
-/// kept items of the lists around them), quotes, code fenced, simple tables as tables, and
+/// The kept blocks as Markdown: headings, list items (numbered as the page numbers them,
+/// nested in the kept items of the lists around them, their later paragraphs inside them), quotes, code fenced, simple tables as tables, and
 /// every other character that Markdown would read as markup escaped, so that the text
 /// renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
@@ -155,6 +155,18 @@ pub fn to_markdown(e: &Extraction) -> String {
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
         // indented lines would otherwise read as code without their escapes being read.
         let pre = b.collapsed.is_some();
+        // More of a kept item: a paragraph of its own at the item's text column.
+        if let Role::ItemParagraph { depth } = b.role {
+            if let Some(column) = lists.paragraph(depth) {
+                let indent = " ".repeat(column);
+                let text = if pre {
+                    code_block_under(&b.text, &indent)
+                } else {
+                    md_escape(&b.text, true)
+                };
+                return (format!("{indent}{text}"), false);
+            }
+        }
         if let Role::Item { number, depth } = b.role {
             let (indent, marker, tight) = lists.item(number, depth);
             let text = if pre {
@@ -232,20 +244,39 @@ impl Lists {
         self.after_item = true;
         (indent, marker, tight)
     }
+
+    /// The column of the text of the open item `depth` lists deep, for a later paragraph of
+    /// it; `None` when no such item is open (it was dropped, or a paragraph came between).
+    fn paragraph(&mut self, depth: u32) -> Option<usize> {
+        while self.open.last().is_some_and(|top| top.0 > depth) {
+            self.open.pop();
+        }
+        let top = self.open.last().filter(|top| top.0 == depth)?;
+        self.after_item = true;
+        Some(top.1)
+    }
 }
 
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
 /// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
-/// on lines of their own after `- `, and the rows of a simple table on lines of their own,
+/// on lines of their own after `- ` (an item's later paragraphs on the lines below it), and
+/// the rows of a simple table on lines of their own,
 /// their cells separated by tabs.
 pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
     let mut after_item = false;
     lay_out(pieces(blocks), |piece| {
-        let item = matches!(piece, Piece::Block(b) if matches!(b.role, Role::Item { .. }));
-        let tight = after_item && item;
-        after_item = item;
+        let role = match piece {
+            Piece::Block(b) => b.role,
+            Piece::Table(_) => Role::Text,
+        };
+        let item = matches!(role, Role::Item { .. });
+        // More of the item above goes on the next line, as WCXB's gold texts give it.
+        let more = after_item && matches!(role, Role::ItemParagraph { .. });
+        let tight = after_item && (item || more);
+        after_item = item || more;
         match piece {
             Piece::Block(b) if item => (format!("- {}", b.text), tight),
+            Piece::Block(b) if more => (b.text.clone(), tight),
             Piece::Block(b) => (b.text.clone(), false),
             Piece::Table(grid) => (text_table(grid), false),
         }
@@ -662,6 +693,39 @@ mod tests {
         let md = markdown(deep);
         let widest = md.lines().map(|l| l.len() - l.trim_start().len()).max();
         assert_eq!(widest, Some(2 * (MAX_LIST_NESTING - 1)));
+    }
+
+    #[test]
+    fn later_paragraphs_of_an_item_stay_in_it() {
+        let item =
+            |text: &str, number, depth| block(text, "li", Role::Item { number, depth }, true);
+        let more = |text: &str, depth, kept| block(text, "li", Role::ItemParagraph { depth }, kept);
+        let blocks = vec![
+            item("a", Some(7), 1),
+            more("a, second line", 1, true),
+            item("b", None, 2),
+            // More of the outer item, after its inner list.
+            more("a, third line", 1, true),
+            more("dropped", 1, false),
+            item("c", Some(8), 1),
+            block("text", "p", Role::Text, true),
+            // Its item is not open any more: a paragraph.
+            more("more of c", 1, true),
+            item("d", None, 1),
+            // No item open so deep: a paragraph.
+            more("deeper", 2, true),
+        ];
+        let text = plain_text(&blocks);
+        assert_eq!(
+            text,
+            "- a\na, second line\n- b\na, third line\n- c\n\ntext\n\nmore of c\n\n- d\ndeeper",
+            "the text output does not nest lists"
+        );
+        assert_eq!(
+            markdown(blocks),
+            "7. a\n\n   a, second line\n   - b\n\n   a, third line\n8. c\n\ntext\n\nmore of c\n\n\
+             - d\n\ndeeper\n\n"
+        );
     }
 
     #[test]

@@ -708,9 +708,14 @@ fn tricky_markdown_page() -> String {
          <li>Second step of the tutorial, also with enough words to be kept.<ul>\
          <li>A detail of the second step, which the tutorial explains in a full sentence.</li>\
          </ul></li></ol>\
+         <p>Between the steps, a paragraph of the tutorial that explains what comes next.</p>\
+         <ol start=3><li>Third step of the tutorial, with enough words to be kept as content.\
+         <br>A second line of the third step, after a line break inside the item.</li></ol>\
          <table><thead><tr><th>Setting</th><th>Default</th></tr></thead><tbody>\
          <tr><td>alpha | rate</td><td>0.5 for every run of the tool</td></tr>\
-         <tr><td>beta</td><td>1.0 for every run of the tool</td></tr></tbody></table>\
+         <tr><td>beta</td><td>1.0 for every run of the tool</td></tr>\
+         <tr><td rowspan=2>gamma</td><td>2.0 for the first run of the tool</td></tr>\
+         <tr><td>3.0 for every later run of the tool</td></tr></tbody></table>\
          <pre><ul><li>Run it as *root* once: textsift --check config.toml\n\n        \
          then as _yourself_: textsift --check config.toml</li></ul></pre>\
          <p>{}</p></article></main><footer><p>Copyright 2026 Example Docs.</p></footer>\
@@ -756,8 +761,32 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
         text.contains("\n\nSetting\tDefault\nalpha | rate\t0.5 for every run of the tool\nbeta\t"),
         "{text}"
     );
-    // The detail is a list inside the second step.
-    assert_eq!((tables, rows, ordered, deepest), (1, 3, vec![1], 2), "{md}");
+    // A cell below one that spans two rows is in the second column.
+    assert!(
+        text.contains("\ngamma\t2.0 for the first run of the tool\n\t3.0 for every later run"),
+        "{text}"
+    );
+    // The detail is a list inside the second step; the third step is numbered as the page
+    // numbers it, and its second line stays in it.
+    assert_eq!(
+        (tables, rows, ordered, deepest),
+        (1, 5, vec![1, 3], 2),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "\n3. Third step of the tutorial, with enough words to be kept as content.\n\n   \
+                     A second line of the third step"
+        ),
+        "{md}"
+    );
+    assert!(
+        text.contains(
+            "\n- Third step of the tutorial, with enough words to be kept as content.\n\
+                       A second line of the third step"
+        ),
+        "{text}"
+    );
     // What the Markdown shows is the text output, character for character but for spaces.
     let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     // The text output marks the list's items with `- `; Markdown numbers them.
@@ -765,6 +794,7 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
         .replace("\n- First", "\nFirst")
         .replace("\n- Second", "\nSecond")
         .replace("\n- A detail", "\nA detail")
+        .replace("\n- Third", "\nThird")
         .replace("\n- Run it", "\nRun it");
     assert_eq!(squeeze(&shown), squeeze(&text_without_markers), "{md}");
 }

@@ -119,14 +119,15 @@ struct Bounded {
 }
 
 impl Bounded {
-    /// An attribute by its own name, and whether segmentation reads it.
-    fn read(&self, a: &mut Attribute) -> bool {
+    /// An attribute by its own name, and whether segmentation reads it on an element of
+    /// this tag.
+    fn read(&self, tag: &LocalName, a: &mut Attribute) -> bool {
         if self.short_names {
             if let Some(full) = full_name(&a.name.local) {
                 a.name.local = full;
             }
         }
-        super::attribute_is_read(&a.name.local)
+        super::attribute_is_read(tag, &a.name.local)
     }
 
     /// Count one more node; whether it may still be attached.
@@ -198,7 +199,7 @@ impl TreeSink for Bounded {
         // be attached: the table holds its elements, which past the limit must be freed. The tree builder keeps its own copy
         // of a tag's attributes for what it compares.
         let mut attrs = attrs;
-        attrs.retain_mut(|a| self.read(a));
+        attrs.retain_mut(|a| self.read(&name.local, a));
         let element = self.inner.create_element(name, Vec::new(), flags);
         self.elements
             .set(self.elements.get() + usize::from(attached));
@@ -323,8 +324,11 @@ impl TreeSink for Bounded {
             .0
             .entry(Rc::as_ptr(&target.0))
             .or_insert_with(|| (target.clone(), Vec::new()));
+        let tag = target
+            .as_element()
+            .map_or(local_name!(""), |e| e.name.local.clone());
         for mut a in attrs {
-            if !self.read(&mut a) {
+            if !self.read(&tag, &mut a) {
                 continue;
             }
             let name = (&a.name.ns, &a.name.local);
@@ -397,8 +401,8 @@ static TAG_BYTE: [u8; 256] = {
     t
 };
 
-/// Whether [`slim`] keeps an attribute of this name: the ones segmentation reads
-/// ([`super::attribute_is_read`]) and the few the tree builder reads (`type` of a hidden input
+/// Whether [`slim`] keeps an attribute of this name: the ones segmentation reads on any
+/// element ([`super::attribute_is_read`]; [`layout_attribute_kept`] for the others) and the few the tree builder reads (`type` of a hidden input
 /// in a table, `color`, `face` and `size` of a font that leaves SVG or MathML, `encoding` of an
 /// annotation-xml).
 fn attribute_kept(name: &[u8]) -> bool {
@@ -420,6 +424,17 @@ fn attribute_kept(name: &[u8]) -> bool {
         KEPT.contains(&letters_key(name))
     } else {
         name.eq_ignore_ascii_case(b"aria-hidden")
+    }
+}
+
+/// Whether [`slim`] keeps an attribute that numbers a list's items or places a table's cells,
+/// on the elements where it does (`value` is on every form field too).
+fn layout_attribute_kept(tag: &[u8], name: &[u8]) -> bool {
+    let is = |a: &[u8], b: &[u8]| a.eq_ignore_ascii_case(b);
+    match name.len() {
+        5 => (is(name, b"start") && is(tag, b"ol")) || (is(name, b"value") && is(tag, b"li")),
+        7 => (is(name, b"colspan") || is(name, b"rowspan")) && (is(tag, b"td") || is(tag, b"th")),
+        _ => false,
     }
 }
 
@@ -867,7 +882,10 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
             font_breaks |= [&b"color"[..], b"face", b"size"]
                 .iter()
                 .any(|a| attr_name.eq_ignore_ascii_case(a));
-            if !closing && count <= max_attributes && attribute_kept(attr_name) {
+            if !closing
+                && count <= max_attributes
+                && (attribute_kept(attr_name) || layout_attribute_kept(name, attr_name))
+            {
                 kept.push((attr_at, attr_at + attr_name.len(), attr_end));
             }
         });
@@ -1299,6 +1317,20 @@ pub(crate) mod tests {
         same_tree(html);
         // Past the cap, attributes go whatever their name.
         assert_eq!(slim("<p class=a id=b role=c>", 2).html, "<p c=a id=b>");
+    }
+
+    #[test]
+    fn slimming_keeps_list_numbers_and_cell_spans_where_they_apply() {
+        let html = "<OL Start=3><li VALUE=7>a<input value=x></li></OL><ul start=2><p value=1>\
+                    <table><tr><TD colspan=2 rowspan=3>b</TD><th RowSpan=2>c</th>\
+                    <td data-colspan=9>d</td></tr></table><div colspan=2>";
+        assert_eq!(
+            slim(html, MAX_ATTRIBUTES).html,
+            "<OL Start=3><li VALUE=7>a<input></li></OL><ul><p>\
+             <table><tr><TD colspan=2 rowspan=3>b</TD><th RowSpan=2>c</th>\
+             <td>d</td></tr></table><div>"
+        );
+        same_tree(html);
     }
 
     #[test]
