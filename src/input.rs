@@ -30,6 +30,18 @@ pub struct Item {
     /// for a JSON Lines record (its page was a JSON string). It wins over the page's `<meta>`
     /// ([`crate::html::decode_declared`]).
     pub charset: Option<String>,
+    /// The WARC record the page came from, for a page of a WARC file.
+    pub warc: Option<WarcRecord>,
+}
+
+/// What identifies a WARC record beside its target URI, so that output can be joined back to
+/// the crawl (the same URI may be fetched more than once).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WarcRecord {
+    /// `WARC-Record-ID`, as the header gives it (`<urn:uuid:…>`).
+    pub id: Option<String>,
+    /// `WARC-Date`: when the page was fetched, as the header gives it.
+    pub date: Option<String>,
 }
 
 impl Item {
@@ -39,6 +51,7 @@ impl Item {
             source,
             bytes,
             charset: None,
+            warc: None,
         }
     }
 }
@@ -514,6 +527,8 @@ struct WarcHeader {
     kind: String,
     /// `WARC-Target-URI`.
     uri: Option<String>,
+    /// `WARC-Record-ID` and `WARC-Date`.
+    record: WarcRecord,
     /// `Content-Length` of the record's block.
     length: u64,
     /// The record's own `Content-Type` (for a `resource` record, the type of its page).
@@ -571,6 +586,7 @@ fn warc_header(r: &mut dyn BufRead, found: &[u8]) -> Result<Option<WarcHeader>> 
         )));
     }
     let (mut kind, mut uri, mut length, mut content_type) = (None, None, None, None);
+    let mut record = WarcRecord::default();
     for line in lines {
         let Some((name, value)) = line.split_once(':') else {
             continue;
@@ -580,6 +596,8 @@ fn warc_header(r: &mut dyn BufRead, found: &[u8]) -> Result<Option<WarcHeader>> 
             "warc-type" => kind = Some(value.to_string()),
             "warc-target-uri" => uri = Some(value.trim_matches(['<', '>']).to_string()),
             "content-type" => content_type = Some(value.to_string()),
+            "warc-record-id" => record.id = Some(value.to_string()),
+            "warc-date" => record.date = Some(value.to_string()),
             "content-length" => {
                 length = Some(
                     value
@@ -594,6 +612,7 @@ fn warc_header(r: &mut dyn BufRead, found: &[u8]) -> Result<Option<WarcHeader>> 
     Ok(Some(WarcHeader {
         kind: kind.unwrap_or_default(),
         uri,
+        record,
         length,
         content_type,
     }))
@@ -744,6 +763,7 @@ fn warc_record(
     let Some(WarcHeader {
         kind,
         uri,
+        record,
         length: len,
         content_type,
     }) = warc_header(stream, found)?
@@ -778,7 +798,12 @@ fn warc_record(
         )));
     }
     let source = uri.unwrap_or_else(|| place.to_string());
-    let item = |bytes| Ok(Record::Item(Item::new(source.clone(), bytes)));
+    let item = |bytes| {
+        Ok(Record::Item(Item {
+            warc: Some(record.clone()),
+            ..Item::new(source.clone(), bytes)
+        }))
+    };
     if resource && !resource_page {
         let what = content_type.map_or("a file of no stated type".into(), |t| t.trim().into());
         return item(Err(Error::NoPage(what)));
@@ -811,6 +836,7 @@ fn warc_record(
     };
     Ok(Record::Item(Item {
         charset: payload.charset,
+        warc: Some(record),
         ..Item::new(source, bytes)
     }))
 }

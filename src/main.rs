@@ -422,13 +422,13 @@ fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
     Ok(ex.decoding(decoding)?.limits(limits)?)
 }
 
-/// Run `work` over every page of the inputs on the thread pool (given its source, bytes and
-/// declared charset), write what it returns in input order between `frame`'s two parts, report
-/// bad pages, and end with a summary.
+/// Run `work` over every page of the inputs on the thread pool (given the page's item, whose
+/// source, declared charset and WARC record it reads, and its bytes), write what it returns in
+/// input order between `frame`'s two parts, report bad pages, and end with a summary.
 fn run_batch(
     input: &InputArgs,
     frame: (&str, &str),
-    work: impl Fn(&str, &[u8], Option<&str>) -> textsift::Result<String> + Sync + Send,
+    work: impl Fn(&input::Item, &[u8]) -> textsift::Result<String> + Sync + Send,
 ) -> anyhow::Result<ExitCode> {
     let max_bytes = input.max_bytes;
     let items = input::expand(&input.inputs)
@@ -462,9 +462,9 @@ fn run_batch(
     textsift::batch::run_ordered(
         items,
         input.threads,
-        |item| {
-            let charset = item.charset.as_deref();
-            let result = item.bytes.and_then(|b| work(&item.source, &b, charset));
+        |mut item| {
+            let bytes = std::mem::replace(&mut item.bytes, Ok(Vec::new()));
+            let result = bytes.and_then(|b| work(&item, &b));
             (item.source, result)
         },
         |(source, result)| -> anyhow::Result<()> {
@@ -496,8 +496,9 @@ fn run_batch(
 fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     inputs_or_stdin(&mut args.input.inputs, "blocks");
     let ex = extractor(&args.model, args.input.max_bytes)?;
-    run_batch(&args.input, ("", ""), |source, bytes, charset| {
-        let (e, mut classes) = ex.extract_with_classes(bytes, charset)?;
+    run_batch(&args.input, ("", ""), |item, bytes| {
+        let source = &item.source;
+        let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
         let mut lines = String::new();
         for (i, b) in e.blocks.iter().enumerate() {
             let rec = BlockRecord {
@@ -563,27 +564,33 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     } else {
         (String::new(), "")
     };
-    run_batch(
-        &args.input,
-        (&frame.0, frame.1),
-        |source, bytes, charset| {
-            let e = ex.extract_declared(bytes, charset)?;
-            Ok(match format {
-                Format::Text => named(source, textsift::output::to_text(&e)),
-                Format::Markdown => named(source, textsift::output::to_markdown(&e)),
-                Format::Html if single => textsift::output::to_html(source, &e),
-                Format::Html => textsift::output::html_section(source, &e),
-                Format::Json => {
-                    let v = textsift::output::to_json(source, &e, with_blocks);
-                    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-                }
-                Format::Jsonl => {
-                    let v = textsift::output::to_json(source, &e, with_blocks);
-                    format!("{}\n", serde_json::to_string(&v).unwrap_or_default())
-                }
-            })
-        },
-    )
+    run_batch(&args.input, (&frame.0, frame.1), |item, bytes| {
+        let source = item.source.as_str();
+        let e = ex.extract_declared(bytes, item.charset.as_deref())?;
+        let record = || {
+            let warc = item.warc.as_ref();
+            textsift::output::PageRecord {
+                warc_record_id: warc.and_then(|w| w.id.as_deref()),
+                warc_date: warc.and_then(|w| w.date.as_deref()),
+                ..textsift::output::to_json(source, &e, with_blocks)
+            }
+        };
+        Ok(match format {
+            Format::Text => named(source, textsift::output::to_text(&e)),
+            Format::Markdown => named(source, textsift::output::to_markdown(&e)),
+            Format::Html if single => textsift::output::to_html(source, &e),
+            Format::Html => textsift::output::html_section(source, &e),
+            Format::Json => {
+                format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&record()).unwrap_or_default()
+                )
+            }
+            Format::Jsonl => {
+                format!("{}\n", serde_json::to_string(&record()).unwrap_or_default())
+            }
+        })
+    })
 }
 
 fn load_model(path: Option<&PathBuf>) -> textsift::Result<Model> {

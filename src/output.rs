@@ -113,9 +113,10 @@ pub enum Format {
     /// The title, then the content: one paragraph per block, blank lines between, list
     /// items on lines of their own, a simple table's rows on lines of their own.
     Text,
-    /// One JSON document per page (pretty-printed).
+    /// One JSON document per page (pretty-printed): source, title, text; for a page of a
+    /// WARC file also warc_record_id and warc_date.
     Json,
-    /// One JSON object per line.
+    /// The same, one JSON object per line.
     Jsonl,
     /// Headings, lists, quotes, code and simple tables as Markdown, the text escaped.
     Markdown,
@@ -483,12 +484,19 @@ fn code_block_under(code: &str, prefix: &str) -> String {
     code_block(code).replace('\n', &format!("\n{prefix}"))
 }
 
-/// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, `title`, `text`,
-/// then `blocks` when asked (a reader of a long JSON Lines file sees the title before the text).
+/// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, then for a page
+/// of a WARC file `warc_record_id` and `warc_date`, then `title`, `text`, and `blocks` when
+/// asked (a reader of a long JSON Lines file sees the title before the text).
 #[derive(Debug, Serialize)]
 pub struct PageRecord<'a> {
     /// The input as given, or the record id.
     pub source: &'a str,
+    /// The `WARC-Record-ID` of the record the page came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warc_record_id: Option<&'a str>,
+    /// Its `WARC-Date`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warc_date: Option<&'a str>,
     /// The page title.
     pub title: &'a str,
     /// The main text.
@@ -498,10 +506,13 @@ pub struct PageRecord<'a> {
     pub blocks: Option<&'a [ExtractedBlock]>,
 }
 
-/// One page as a record: source, title, text, and the blocks when `with_blocks`.
+/// One page as a record: source, title, text, and the blocks when `with_blocks`; the WARC
+/// fields are left to the caller, who knows where the page came from.
 pub fn to_json<'a>(source: &'a str, e: &'a Extraction, with_blocks: bool) -> PageRecord<'a> {
     PageRecord {
         source,
+        warc_record_id: None,
+        warc_date: None,
         title: &e.title,
         text: &e.text,
         blocks: with_blocks.then_some(e.blocks.as_slice()),

@@ -290,6 +290,8 @@ fn jsonl_and_warc_inputs() {
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["source"].to_string())
         .collect();
+    // Records of other inputs have no WARC fields.
+    assert!(!stdout(&out).contains("\"warc_"), "{}", stdout(&out));
     // An id names the page, else its url, else the file and line.
     let place = serde_json::json!(format!("{}:5", jsonl.display())).to_string();
     assert_eq!(ids, ["\"a\"", "\"7\"", "\"https://example.com/u\"", &place]);
@@ -322,6 +324,28 @@ fn jsonl_and_warc_inputs() {
     assert_eq!(recs.len(), 2);
     assert_eq!(recs[1]["source"], "https://example.com/b");
     assert!(recs[1]["text"].as_str().unwrap().contains("story 11"));
+    // Each record says which WARC record it came from, between its source and its title.
+    let http_len = |i: usize| {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{}",
+            article(10 + i)
+        )
+        .len()
+    };
+    for (i, rec) in recs.iter().enumerate() {
+        let id = format!("<urn:uuid:00000000-0000-0000-0000-{:012}>", http_len(i));
+        assert_eq!(rec["warc_record_id"], id.as_str());
+        assert_eq!(rec["warc_date"], "2026-11-02T10:20:30Z");
+    }
+    let line = stdout(&out).lines().next().unwrap().to_string();
+    assert!(
+        line.starts_with("{\"source\":\"https://example.com/a\",\"warc_record_id\":\"<urn:uuid:"),
+        "{line}"
+    );
+    assert!(
+        line.contains("\"warc_date\":\"2026-11-02T10:20:30Z\",\"title\":"),
+        "{line}"
+    );
 
     // Records without a page (a redirect, an error page, an image) are passed over and counted:
     // not failures, and nothing of them in the output.
@@ -407,12 +431,14 @@ fn sources_with_control_characters_stay_on_one_line() {
     );
 }
 
-/// A WARC response record holding `http`.
+/// A WARC response record holding `http`; its record id ends with the length of `http`.
 fn warc_response(uri: &str, http: &[u8]) -> Vec<u8> {
     let mut r = format!(
         "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
-         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000000>\r\n\
+         WARC-Date: 2026-11-02T10:20:30Z\r\n\
+         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{:012}>\r\n\
          Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
+        http.len(),
         http.len()
     )
     .into_bytes();
