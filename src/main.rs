@@ -512,7 +512,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 features: FeatureValues(e.features.row(i).to_vec()),
                 classes: std::mem::take(&mut classes[i]),
             };
-            lines.push_str(&serde_json::to_string(&rec).unwrap_or_default());
+            lines.push_str(&textsift::output::json(&rec, false));
             lines.push('\n');
         }
         Ok(lines)
@@ -580,15 +580,8 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             Format::Markdown => named(source, textsift::output::to_markdown(&e)),
             Format::Html if single => textsift::output::to_html(source, &e),
             Format::Html => textsift::output::html_section(source, &e),
-            Format::Json => {
-                format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&record()).unwrap_or_default()
-                )
-            }
-            Format::Jsonl => {
-                format!("{}\n", serde_json::to_string(&record()).unwrap_or_default())
-            }
+            Format::Json => format!("{}\n", textsift::output::json(&record(), true)),
+            Format::Jsonl => format!("{}\n", textsift::output::json(&record(), false)),
         })
     })
 }

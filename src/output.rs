@@ -519,6 +519,32 @@ pub fn to_json<'a>(source: &'a str, e: &'a Extraction, with_blocks: bool) -> Pag
     }
 }
 
+/// A record as JSON (`pretty`: indented), the line separators that JSON leaves as they are
+/// escaped: U+2028, U+2029 and U+0085 (NEL), which scraped text holds and on which some
+/// readers split lines (Python's `str.splitlines`, JavaScript before ES2019), cutting a JSON
+/// Lines record in two. In JSON text they can only stand inside strings.
+pub fn json<T: Serialize>(record: &T, pretty: bool) -> String {
+    let out = if pretty {
+        serde_json::to_string_pretty(record)
+    } else {
+        serde_json::to_string(record)
+    }
+    .unwrap_or_default();
+    if !out.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+        return out;
+    }
+    let mut escaped = String::with_capacity(out.len() + 16);
+    for c in out.chars() {
+        match c {
+            '\u{85}' => escaped.push_str("\\u0085"),
+            '\u{2028}' => escaped.push_str("\\u2028"),
+            '\u{2029}' => escaped.push_str("\\u2029"),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
 /// Escape text for HTML content and attribute values.
 pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -704,6 +730,22 @@ mod tests {
         let md = markdown(deep);
         let widest = md.lines().map(|l| l.len() - l.trim_start().len()).max();
         assert_eq!(widest, Some(2 * (MAX_LIST_NESTING - 1)));
+    }
+
+    #[test]
+    fn json_escapes_the_line_separators_that_json_allows_raw() {
+        let value =
+            serde_json::json!({"source": "a\u{2028}b", "text": "c\u{85}d\u{2029}e \u{2027}"});
+        for pretty in [false, true] {
+            let out = json(&value, pretty);
+            assert!(!out.contains(['\u{85}', '\u{2028}', '\u{2029}']), "{out}");
+            assert!(out.contains("a\\u2028b") && out.contains("c\\u0085d\\u2029e \u{2027}"));
+            let back: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(back, value);
+        }
+        // Nothing to escape: serde_json's own text.
+        let plain = serde_json::json!({"text": "plain \\u2028 text"});
+        assert_eq!(json(&plain, false), serde_json::to_string(&plain).unwrap());
     }
 
     #[test]
