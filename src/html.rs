@@ -106,10 +106,54 @@ fn unless_utf8(enc: &'static Encoding, bytes: &[u8]) -> &'static Encoding {
 fn finish<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
     let (text, had_errors) = enc.decode_without_bom_handling(bytes);
     Decoded {
-        text,
+        text: mend_double_utf8(text),
         encoding: enc.name(),
         had_errors,
     }
+}
+
+/// Text encoded in UTF-8 twice, its first UTF-8 bytes read as Latin-1 (`doesnâ\u{80}\u{99}t`
+/// for `doesn’t`, `naÃ¯ve` for `naïve`: a page decoded as ISO-8859-1 and saved as UTF-8
+/// somewhere on its way), read once more as UTF-8. A page is mended only when it holds a C1
+/// control character (U+0080 to U+009F), which no text shows and which such a page has for
+/// most punctuation: then each run of characters from U+0080 to U+00FF whose code points,
+/// taken as bytes, are valid UTF-8 is read as UTF-8, as are the valid parts of a run that holds
+/// a C1 control. Other pages are left alone, `Ã©` and all. (Text read as windows-1252 on its
+/// way, `doesnâ€™t`, is not mended: its characters are all ones that text may hold.)
+fn mend_double_utf8(text: Cow<'_, str>) -> Cow<'_, str> {
+    // U+0080 to U+009F are 0xC2 0x80 to 0xC2 0x9F in UTF-8.
+    let bytes = text.as_bytes();
+    let c1 = |i: usize| bytes.get(i + 1).is_some_and(|b| (0x80..0xA0).contains(b));
+    if !memchr::memchr_iter(0xC2, bytes).any(c1) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    // The current run of characters from U+0080 to U+00FF, as Latin-1 bytes.
+    let mut run: Vec<u8> = Vec::new();
+    let flush = |run: &mut Vec<u8>, out: &mut String| {
+        match std::str::from_utf8(run) {
+            Ok(text) => out.push_str(text),
+            Err(_) if run.iter().any(|b| (0x80..0xA0).contains(b)) => {
+                for chunk in run.utf8_chunks() {
+                    out.push_str(chunk.valid());
+                    out.extend(chunk.invalid().iter().map(|&b| char::from(b)));
+                }
+            }
+            Err(_) => out.extend(run.iter().map(|&b| char::from(b))),
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        match u8::try_from(u32::from(c)) {
+            Ok(b) if b >= 0x80 => run.push(b),
+            _ => {
+                flush(&mut run, &mut out);
+                out.push(c);
+            }
+        }
+    }
+    flush(&mut run, &mut out);
+    Cow::Owned(out)
 }
 
 /// An XML document that is not XHTML (a feed, a sitemap, an SVG image): what it is, from its
@@ -364,6 +408,36 @@ mod tests {
         assert!(decode(b"<!-- c --><div><p>rss feed</p></div>").is_ok());
         assert!(decode(b"<svg><text>inline, no declaration</text></svg><p>Hi</p>").is_ok());
         assert!(decode(b"Plain text, no markup.").is_ok());
+    }
+
+    #[test]
+    fn text_encoded_in_utf8_twice_is_mended() {
+        let twice = |s: &str| -> String { s.bytes().map(char::from).collect() };
+        let page = format!(
+            "<meta charset=utf-8><p>It {} be {} €5; caf\u{e9} \u{c3}\u{a9} \u{a0}{}</p>",
+            twice("doesn’t"),
+            twice("“naïve”"),
+            twice("—")
+        );
+        assert!(page.contains("doesnâ\u{80}\u{99}t"));
+        let d = decode(page.as_bytes()).unwrap();
+        assert_eq!(
+            d.text, "<meta charset=utf-8><p>It doesn’t be “naïve” €5; caf\u{e9} \u{e9} \u{a0}—</p>",
+            "runs that are UTF-8 are mended, others (é, a space) left alone"
+        );
+        // Parts of a run that are no UTF-8 keep their characters.
+        let odd = "<p>x\u{e9}\u{80}y \u{c2}\u{85}z \u{e9}\u{e9}</p>";
+        assert_eq!(
+            decode(odd.as_bytes()).unwrap().text,
+            "<p>x\u{e9}\u{80}y \u{85}z \u{e9}\u{e9}</p>"
+        );
+        // Without a C1 control, nothing is read again: `Ã©` may be meant.
+        for plain in ["<p>doesn’t</p>", "<p>\u{c3}\u{a9}</p>"] {
+            assert!(matches!(
+                decode(plain.as_bytes()).unwrap().text,
+                Cow::Borrowed(_)
+            ));
+        }
     }
 
     #[test]
