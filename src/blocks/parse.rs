@@ -402,9 +402,9 @@ static TAG_BYTE: [u8; 256] = {
 };
 
 /// Whether [`slim`] keeps an attribute of this name: the ones segmentation reads on any
-/// element ([`super::attribute_is_read`]; [`layout_attribute_kept`] for the others) and the few the tree builder reads (`type` of a hidden input
-/// in a table, `color`, `face` and `size` of a font that leaves SVG or MathML, `encoding` of an
-/// annotation-xml).
+/// element ([`super::attribute_is_read`]; [`layout_attribute_kept`] for the others) and the
+/// few the tree builder reads (`type` of a hidden input in a table, `color`, `face` and `size`
+/// of a font that leaves SVG or MathML, `encoding` of an annotation-xml).
 fn attribute_kept(name: &[u8]) -> bool {
     const KEPT: [u64; 11] = [
         letters_key(b"class"),
