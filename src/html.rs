@@ -143,16 +143,23 @@ fn mend_double_utf8(text: Cow<'_, str>) -> Cow<'_, str> {
         }
         run.clear();
     };
-    for c in text.chars() {
-        match u8::try_from(u32::from(c)) {
-            Ok(b) if b >= 0x80 => run.push(b),
-            _ => {
-                flush(&mut run, &mut out);
-                out.push(c);
-            }
+    // Those characters are 0xC2 or 0xC3 and one more byte; the text between runs is copied
+    // as it is. `text[copied..]` is still to be copied.
+    let mut copied = 0;
+    for at in memchr::memchr2_iter(0xC2, 0xC3, bytes) {
+        if at < copied {
+            continue;
         }
+        if at > copied {
+            flush(&mut run, &mut out);
+            out.push_str(&text[copied..at]);
+        }
+        // A lead byte of valid UTF-8 has its continuation byte after it.
+        run.push(((bytes[at] & 0x03) << 6) | (bytes[at + 1] & 0x3F));
+        copied = at + 2;
     }
     flush(&mut run, &mut out);
+    out.push_str(&text[copied..]);
     Cow::Owned(out)
 }
 
