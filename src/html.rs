@@ -21,7 +21,8 @@ const SNIFF_BYTES: usize = 8192;
 /// A page decoded to UTF-8.
 #[derive(Debug, Clone)]
 pub struct Decoded<'a> {
-    /// The page text: the input itself when it was UTF-8 already.
+    /// The page text: the input itself when it was UTF-8 already, unless it held text
+    /// encoded in UTF-8 twice, which is mended.
     pub text: Cow<'a, str>,
     /// The encoding that was used, by its WHATWG name.
     pub encoding: &'static str,
