@@ -50,7 +50,7 @@ fn run(stage: &str, pages: &[Page], extractor: &textsift::Extractor) -> usize {
             "extract" => extractor.extract(&page.raw).expect("extract").blocks.len(),
             "jsonl" => {
                 let e = extractor.extract(&page.raw).expect("extract");
-                let v = textsift::output::to_json("page", &e, false);
+                let v = textsift::output::to_json("page", None, &e, false);
                 serde_json::to_string(&v).expect("json").len()
             }
             "parse" => {

@@ -31,7 +31,8 @@ pub enum Error {
     #[error("not an HTML page: {0}")]
     NotHtml(String),
     /// A WARC record that holds no page: no content (204, 205), a redirect, an error status
-    /// (4xx, 5xx) or another media type. Not a failure: a crawl is full of them, and a batch only counts them.
+    /// (4xx, 5xx) or another media type. Not a failure: a crawl is full of them, and a batch
+    /// only counts them.
     #[error("no page in this record: {0}")]
     NoPage(String),
     /// A record of a WARC or JSON Lines input could not be read.

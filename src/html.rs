@@ -148,14 +148,12 @@ fn mend_double_utf8(text: Cow<'_, str>) -> Cow<'_, str> {
     // as it is. `text[copied..]` is still to be copied.
     let mut copied = 0;
     for at in memchr::memchr2_iter(0xC2, 0xC3, bytes) {
-        if at < copied {
-            continue;
-        }
         if at > copied {
             flush(&mut run, &mut out);
             out.push_str(&text[copied..at]);
         }
-        // A lead byte of valid UTF-8 has its continuation byte after it.
+        // Both bytes are lead bytes, never continuation bytes, and valid UTF-8 has the
+        // continuation byte after them.
         run.push(((bytes[at] & 0x03) << 6) | (bytes[at + 1] & 0x3F));
         copied = at + 2;
     }

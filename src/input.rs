@@ -918,9 +918,9 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
 /// headers say `Transfer-Encoding: chunked`, with its `Content-Encoding` named for
 /// [`decode_content`], after any interim (1xx) responses. An error, saying why, for a record
 /// that holds no page: no content (204, 205), a redirect, an error page (the server's, not the
-/// address's) or a content type other than HTML (`text/html`, `application/xhtml+xml`; a record without one is
-/// read as a page). A record whose HTTP message cannot be parsed gives what follows its first blank
-/// line, or all of it.
+/// address's) or a content type other than HTML (`text/html`, `application/xhtml+xml`; a
+/// record without one is read as a page). A record whose HTTP message cannot be parsed gives
+/// what follows its first blank line, or all of it.
 fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
     let record = after_interim_responses(record);
     let mut headers = [httparse::EMPTY_HEADER; 128];

@@ -567,14 +567,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     run_batch(&args.input, (&frame.0, frame.1), |item, bytes| {
         let source = item.source.as_str();
         let e = ex.extract_declared(bytes, item.charset.as_deref())?;
-        let record = || {
-            let warc = item.warc.as_ref();
-            textsift::output::PageRecord {
-                warc_record_id: warc.and_then(|w| w.id.as_deref()),
-                warc_date: warc.and_then(|w| w.date.as_deref()),
-                ..textsift::output::to_json(source, &e, with_blocks)
-            }
-        };
+        let record = || textsift::output::to_json(source, item.warc.as_ref(), &e, with_blocks);
         Ok(match format {
             Format::Text => named(source, textsift::output::to_text(&e)),
             Format::Markdown => named(source, textsift::output::to_markdown(&e)),

@@ -156,26 +156,24 @@ pub fn to_markdown(e: &Extraction) -> String {
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
         // indented lines would otherwise read as code without their escapes being read.
         let pre = b.collapsed.is_some();
+        // A block's text in an item whose text starts at `column`: code's lines go at that
+        // column, so that they stay in the item.
+        let in_item = |column: usize| {
+            if pre {
+                code_block_under(&b.text, &" ".repeat(column))
+            } else {
+                md_escape(&b.text, true)
+            }
+        };
         // More of a kept item: a paragraph of its own at the item's text column.
         if let Role::ItemParagraph { depth } = b.role {
             if let Some(column) = lists.paragraph(depth) {
-                let indent = " ".repeat(column);
-                let text = if pre {
-                    code_block_under(&b.text, &indent)
-                } else {
-                    md_escape(&b.text, true)
-                };
-                return (format!("{indent}{text}"), false);
+                return (format!("{}{}", " ".repeat(column), in_item(column)), false);
             }
         }
         if let Role::Item { number, depth } = b.role {
             let (indent, marker, tight) = lists.item(number, depth);
-            let text = if pre {
-                // The block's lines go at the item's text column, so that they stay in it.
-                code_block_under(&b.text, &" ".repeat(indent + marker.len()))
-            } else {
-                md_escape(&b.text, true)
-            };
+            let text = in_item(indent + marker.len());
             return (format!("{}{marker}{text}", " ".repeat(indent)), tight);
         }
         lists = Lists::default();
@@ -505,13 +503,18 @@ pub struct PageRecord<'a> {
     pub blocks: Option<&'a [ExtractedBlock]>,
 }
 
-/// One page as a record: source, title, text, and the blocks when `with_blocks`; the WARC
-/// fields are left to the caller, who knows where the page came from.
-pub fn to_json<'a>(source: &'a str, e: &'a Extraction, with_blocks: bool) -> PageRecord<'a> {
+/// One page as a record: source, the WARC record it came from if any, title, text, and the
+/// blocks when `with_blocks`.
+pub fn to_json<'a>(
+    source: &'a str,
+    warc: Option<&'a crate::input::WarcRecord>,
+    e: &'a Extraction,
+    with_blocks: bool,
+) -> PageRecord<'a> {
     PageRecord {
         source,
-        warc_record_id: None,
-        warc_date: None,
+        warc_record_id: warc.and_then(|w| w.id.as_deref()),
+        warc_date: warc.and_then(|w| w.date.as_deref()),
         title: &e.title,
         text: &e.text,
         blocks: with_blocks.then_some(e.blocks.as_slice()),

@@ -325,18 +325,14 @@ fn jsonl_and_warc_inputs() {
     assert_eq!(recs[1]["source"], "https://example.com/b");
     assert!(recs[1]["text"].as_str().unwrap().contains("story 11"));
     // Each record says which WARC record it came from, between its source and its title.
-    let http_len = |i: usize| {
-        format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{}",
-            article(10 + i)
-        )
-        .len()
-    };
-    for (i, rec) in recs.iter().enumerate() {
-        let id = format!("<urn:uuid:00000000-0000-0000-0000-{:012}>", http_len(i));
-        assert_eq!(rec["warc_record_id"], id.as_str());
+    for (rec, uri) in recs
+        .iter()
+        .zip(["https://example.com/a", "https://example.com/b"])
+    {
+        assert_eq!(rec["warc_record_id"], warc_record_id(uri).as_str());
         assert_eq!(rec["warc_date"], "2026-11-02T10:20:30Z");
     }
+    assert_ne!(recs[0]["warc_record_id"], recs[1]["warc_record_id"]);
     let line = stdout(&out).lines().next().unwrap().to_string();
     assert!(
         line.starts_with("{\"source\":\"https://example.com/a\",\"warc_record_id\":\"<urn:uuid:"),
@@ -431,14 +427,19 @@ fn sources_with_control_characters_stay_on_one_line() {
     );
 }
 
-/// A WARC response record holding `http`; its record id ends with the length of `http`.
+/// The record id [`warc_response`] gives a record of this URI.
+fn warc_record_id(uri: &str) -> String {
+    let sum: u64 = uri.bytes().map(u64::from).sum();
+    format!("<urn:uuid:00000000-0000-0000-0000-{sum:012}>")
+}
+
+/// A WARC response record holding `http`, its id made from `uri` ([`warc_record_id`]).
 fn warc_response(uri: &str, http: &[u8]) -> Vec<u8> {
     let mut r = format!(
         "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
-         WARC-Date: 2026-11-02T10:20:30Z\r\n\
-         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{:012}>\r\n\
+         WARC-Date: 2026-11-02T10:20:30Z\r\nWARC-Record-ID: {}\r\n\
          Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
-        http.len(),
+        warc_record_id(uri),
         http.len()
     )
     .into_bytes();
