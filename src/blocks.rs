@@ -281,7 +281,18 @@ impl Page {
         // row (counted from 1) that a cell above spans into it. Rows of another table start
         // again: a table among another's rows makes that one no simple table anyway.
         let mut spanned: (u32, Vec<u32>) = (NONE, Vec::new());
+        // For every block, what breaks it from the block above: the `<br>`s before its text
+        // (an element opened between two blocks has the later one as its first block), and
+        // whether another block-level element came between.
+        let mut breaks = vec![(0u8, false); self.blocks.len()];
         for (i, e) in self.elements.iter().enumerate() {
+            if let Some(b) = breaks.get_mut(e.first_block as usize) {
+                if e.tag == "br" {
+                    b.0 = b.0.saturating_add(1);
+                } else if kind_of(&e.tag) == Kind::Block {
+                    b.1 = true;
+                }
+            }
             lists[i] = e.parent.map_or(0, |p| lists[p as usize])
                 + u32::from(matches!(&*e.tag, "ul" | "ol" | "dl" | "menu"));
             let inherited = e.parent.map_or(NONE, |p| table_of[p as usize]);
@@ -360,6 +371,20 @@ impl Page {
                 _ => {}
             }
         }
+        // A single `<br>` from the block above, in the same element, both laid out as running
+        // text.
+        let is_line = |b: &Block| {
+            let tag = &*self.elements[b.element as usize].tag;
+            b.index > 0
+                && breaks[b.index] == (1, false)
+                && self.blocks[b.index - 1].element == b.element
+                && b.preformatted.is_none()
+                && self.blocks[b.index - 1].preformatted.is_none()
+                && !matches!(
+                    tag,
+                    "pre" | "listing" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+                )
+        };
         // The items that have had a block marked as the item: their later blocks are more of
         // the item.
         let mut started = vec![false; n];
@@ -370,10 +395,11 @@ impl Page {
                 let el = b.element as usize;
                 let e = &self.elements[el];
                 let table = table_of[el];
+                let line = is_line(b);
                 let mut item = |li: usize| {
                     let depth = lists[li].max(1);
                     if std::mem::replace(&mut started[li], true) {
-                        return Role::ItemParagraph { depth };
+                        return Role::ItemParagraph { depth, line };
                     }
                     Role::Item {
                         number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
@@ -407,6 +433,11 @@ impl Page {
                 }
             }
         }
+        for (r, b) in roles.iter_mut().zip(&self.blocks) {
+            if *r == Role::Text && is_line(b) {
+                *r = Role::Line;
+            }
+        }
         roles
     }
 }
@@ -436,7 +467,13 @@ pub enum Role {
     ItemParagraph {
         /// Lists around the item, as for [`Role::Item`].
         depth: u32,
+        /// It follows the block above after a single `<br>`, as a [`Role::Line`] does.
+        line: bool,
     },
+    /// A line of the paragraph above: text that follows the block above after a single
+    /// `<br>` in the same element (`<p>Name<br>Street</p>`), outside headings, code and table
+    /// cells. Two `<br>` in a row, or a block element between, start a new paragraph.
+    Line,
     /// Text of a cell of a simple table: a table whose every block is the text of one of its
     /// own cells (no paragraphs, lists or tables inside them). Rows and columns count from 0
     /// in document order.
@@ -1645,6 +1682,12 @@ mod tests {
         assert_eq!(spans, ["the full story", "here"]);
     }
 
+    /// Each block's text with its role.
+    fn texts_and_roles(page: &Page) -> Vec<(&str, Role)> {
+        let texts = page.blocks.iter().map(|b| b.text.as_str());
+        texts.zip(page.roles()).collect()
+    }
+
     #[test]
     fn roles_number_ordered_items_and_place_the_cells_of_simple_tables() {
         let html = "<ol><li>one</li><li>two<ul><li>inner</li></ul></li><li>three</li>\
@@ -1656,13 +1699,7 @@ mod tests {
                     <table><tr><td>outer<table><tr><td>inner cell</td></tr></table></td></tr></table>\
                     <p>after</p>";
         let page = segment(html, SegmentLimits::default()).unwrap();
-        let roles = page.roles();
-        let got: Vec<(&str, Role)> = page
-            .blocks
-            .iter()
-            .map(|b| b.text.as_str())
-            .zip(roles.iter().copied())
-            .collect();
+        let got = texts_and_roles(&page);
         let item = |number, depth| Role::Item { number, depth };
         let table = |i: usize| {
             let mut tables = page
@@ -1685,7 +1722,13 @@ mod tests {
                 ("inner", item(None, 2)),
                 ("three", item(Some(3), 1)),
                 ("four", item(Some(4), 1)),
-                ("more of four", Role::ItemParagraph { depth: 1 }),
+                (
+                    "more of four",
+                    Role::ItemParagraph {
+                        depth: 1,
+                        line: false
+                    }
+                ),
                 ("term", item(None, 1)),
                 ("meaning", item(None, 1)),
                 ("Sizes", Role::Text),
@@ -1707,6 +1750,59 @@ mod tests {
     }
 
     #[test]
+    fn roles_tell_a_line_after_a_single_br_from_a_new_paragraph() {
+        let html = "<p>Name<br>Street<span><br></span>City<br><br>Land</p>\
+                    <div>a<br><hr>b<br><div></div>c</div><h2>Title<br>Subtitle</h2>\
+                    <ul><li>x<br>y<p>z</p></li></ul><pre>code<br>more</pre>\
+                    <table><tr><td>1<br>2</td><td>3</td></tr></table>\
+                    <p>first</p>second<br>third";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let got = texts_and_roles(&page);
+        let cell = |col| Role::Cell {
+            table: page.elements.iter().position(|e| e.tag == "table").unwrap() as u32,
+            row: 0,
+            col,
+        };
+        let more = |line| Role::ItemParagraph { depth: 1, line };
+        assert_eq!(
+            got,
+            [
+                ("Name", Role::Text),
+                ("Street", Role::Line),
+                // A `<br>` inside inline markup breaks the line as well.
+                ("City", Role::Line),
+                // Two breaks: a new paragraph.
+                ("Land", Role::Text),
+                ("a", Role::Text),
+                // A rule, an empty block: new paragraphs.
+                ("b", Role::Text),
+                ("c", Role::Text),
+                // A heading stays one line per block.
+                ("Title", Role::Text),
+                ("Subtitle", Role::Text),
+                (
+                    "x",
+                    Role::Item {
+                        number: None,
+                        depth: 1
+                    }
+                ),
+                ("y", more(true)),
+                ("z", more(false)),
+                ("code", Role::Text),
+                ("more", Role::Text),
+                ("1", cell(0)),
+                ("2", cell(0)),
+                ("3", cell(1)),
+                ("first", Role::Text),
+                // Text after a `<p>` in the same element, then a line of it.
+                ("second", Role::Text),
+                ("third", Role::Line),
+            ]
+        );
+    }
+
+    #[test]
     fn roles_follow_list_starts_item_values_and_cell_spans() {
         let html = "<ol start=' 4x'><li>four</li><li value=9>nine</li><li>ten</li></ol>\
                     <ol start=-3><li>below zero</li></ol>\
@@ -1718,12 +1814,7 @@ mod tests {
                     <tr><td>i</td></tr>\
                     <tr><td colspan=5000 rowspan=2>j</td><td>k</td></tr><tr><td>l</td></tr></table>";
         let page = segment(html, SegmentLimits::default()).unwrap();
-        let got: Vec<(&str, Role)> = page
-            .blocks
-            .iter()
-            .map(|b| b.text.as_str())
-            .zip(page.roles())
-            .collect();
+        let got = texts_and_roles(&page);
         let item = |n| Role::Item {
             number: Some(n),
             depth: 1,

@@ -90,7 +90,8 @@ pub struct Extraction {
     /// The page title.
     pub title: String,
     /// The main content: kept blocks, one paragraph each, separated by blank lines, but list
-    /// items on lines of their own after `- ` and a simple table's rows on lines of their own
+    /// items on lines of their own after `- `, a line after a single `<br>` below the line
+    /// above it, and a simple table's rows on lines of their own
     /// (cells separated by tabs); text inside `<pre>` (code) keeps its line breaks and
     /// indentation, as in WCXB's gold texts ([`crate::output::plain_text`]).
     pub text: String,

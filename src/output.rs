@@ -111,7 +111,7 @@ pub struct BlockRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// The title, then the content: one paragraph per block, blank lines between, list
-    /// items on lines of their own, a simple table's rows on lines of their own.
+    /// items, lines after a single `<br>` and a simple table's rows on lines of their own.
     Text,
     /// One JSON document per page (pretty-printed): source, title, text; for a page of a
     /// WARC file also warc_record_id and warc_date.
@@ -137,7 +137,7 @@ pub fn to_text(e: &Extraction) -> String {
 
 /// The kept blocks as Markdown: headings, list items (numbered as the page numbers them,
 /// nested in the kept items of the lists around them, their later paragraphs inside them),
-/// quotes, code fenced, simple tables as tables, and every other character that Markdown
+/// lines after a single `<br>` after a hard line break, quotes, code fenced, simple tables as tables, and every other character that Markdown
 /// would read as markup escaped, so that the text renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
     let mut out = String::new();
@@ -145,14 +145,18 @@ pub fn to_markdown(e: &Extraction) -> String {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
     let mut lists = Lists::default();
+    let mut follows = Follows::default();
     let body = lay_out(pieces(&e.blocks), |piece| {
         let b = match piece {
             Piece::Table(table) => {
                 lists = Lists::default();
-                return (md_table(table), false);
+                follows = Follows::default();
+                return (md_table(table), Gap::Blank);
             }
             Piece::Block(b) => b,
         };
+        // A line goes under the line above it, when that one is kept.
+        let under = follows.block(b);
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
         // indented lines would otherwise read as code without their escapes being read.
         let pre = b.collapsed.is_some();
@@ -165,18 +169,31 @@ pub fn to_markdown(e: &Extraction) -> String {
                 md_escape(&b.text, true)
             }
         };
-        // More of a kept item: a paragraph of its own at the item's text column.
-        if let Role::ItemParagraph { depth } = b.role {
+        // More of a kept item: a line or a paragraph of its own at the item's text column.
+        if let Role::ItemParagraph { depth, line } = b.role {
             if let Some(column) = lists.paragraph(depth) {
-                return (format!("{}{}", " ".repeat(column), in_item(column)), false);
+                let gap = if line && under {
+                    Gap::HardBreak
+                } else {
+                    Gap::Blank
+                };
+                return (format!("{}{}", " ".repeat(column), in_item(column)), gap);
             }
         }
         if let Role::Item { number, depth } = b.role {
             let (indent, marker, tight) = lists.item(number, depth);
             let text = in_item(indent + marker.len());
-            return (format!("{}{marker}{text}", " ".repeat(indent)), tight);
+            let gap = if tight { Gap::Newline } else { Gap::Blank };
+            return (format!("{}{marker}{text}", " ".repeat(indent)), gap);
         }
         lists = Lists::default();
+        if b.role == Role::Line && under {
+            let quote = if b.tag == "blockquote" { "> " } else { "" };
+            return (
+                format!("{quote}{}", md_escape(&b.text, true)),
+                Gap::HardBreak,
+            );
+        }
         let text = match b.tag.as_str() {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let level = b.tag.as_bytes()[1] - b'0';
@@ -189,7 +206,7 @@ pub fn to_markdown(e: &Extraction) -> String {
             _ if pre || b.tag == "pre" => code_block(&b.text),
             _ => md_escape(&b.text, true),
         };
-        (text, false)
+        (text, Gap::Blank)
     });
     if !body.is_empty() {
         out.push_str(&body);
@@ -258,27 +275,44 @@ impl Lists {
 
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
 /// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
-/// on lines of their own after `- ` (an item's later paragraphs on the lines below it), and
-/// the rows of a simple table on lines of their own, their cells separated by tabs.
+/// on lines of their own after `- ` (an item's later paragraphs on the lines below it), a
+/// line after a single `<br>` below the line above it ([`Role::Line`]), and the rows of a
+/// simple table on lines of their own, their cells separated by tabs.
 pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
     let mut after_item = false;
+    let mut follows = Follows::default();
     lay_out(pieces(blocks), |piece| {
-        let role = match piece {
-            Piece::Block(b) => b.role,
-            Piece::Table(_) => Role::Text,
+        let (role, under) = match piece {
+            Piece::Block(b) => (b.role, follows.block(b)),
+            Piece::Table(_) => {
+                follows = Follows::default();
+                (Role::Text, false)
+            }
         };
         let item = matches!(role, Role::Item { .. });
         // More of the item above goes on the next line, as WCXB's gold texts give it.
         let more = after_item && matches!(role, Role::ItemParagraph { .. });
-        let tight = after_item && (item || more);
+        let tight = (after_item && (item || more)) || (under && role == Role::Line);
         after_item = item || more;
+        let gap = if tight { Gap::Newline } else { Gap::Blank };
         match piece {
-            Piece::Block(b) if item => (format!("- {}", b.text), tight),
-            Piece::Block(b) if more => (b.text.clone(), tight),
-            Piece::Block(b) => (b.text.clone(), false),
-            Piece::Table(grid) => (text_table(grid), false),
+            Piece::Block(b) if item => (format!("- {}", b.text), gap),
+            Piece::Block(b) => (b.text.clone(), gap),
+            Piece::Table(grid) => (text_table(grid), gap),
         }
     })
+}
+
+/// Which kept block was laid out last, to tell whether a block follows the one above it in
+/// the page.
+#[derive(Default)]
+struct Follows(Option<usize>);
+
+impl Follows {
+    /// Whether `b` comes right after the block laid out last; `b` is then the last.
+    fn block(&mut self, b: &ExtractedBlock) -> bool {
+        self.0.replace(b.index).is_some_and(|i| i + 1 == b.index)
+    }
 }
 
 /// A unit of the laid-out text: one kept block, or the kept cells of a simple table.
@@ -454,14 +488,28 @@ fn heading_text(text: &str) -> String {
     out
 }
 
-/// The laid-out pieces, each as `render` gives it with whether it follows the previous one
-/// after a line break (list items of one list) rather than a blank line.
-fn lay_out(pieces: Vec<Piece>, mut render: impl FnMut(&Piece) -> (String, bool)) -> String {
+/// What separates a laid-out piece from the one above it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gap {
+    /// A blank line: a new paragraph.
+    Blank,
+    /// A line break: the next item of a list, the next line of the text format.
+    Newline,
+    /// A line break inside a Markdown paragraph: a backslash ends the line above.
+    HardBreak,
+}
+
+/// The laid-out pieces, each as `render` gives it with the gap above it.
+fn lay_out(pieces: Vec<Piece>, mut render: impl FnMut(&Piece) -> (String, Gap)) -> String {
     let mut out = String::new();
     for (i, piece) in pieces.iter().enumerate() {
-        let (text, tight) = render(piece);
+        let (text, gap) = render(piece);
         if i > 0 {
-            out.push_str(if tight { "\n" } else { "\n\n" });
+            out.push_str(match gap {
+                Gap::Blank => "\n\n",
+                Gap::Newline => "\n",
+                Gap::HardBreak => "\\\n",
+            });
         }
         out.push_str(&text);
     }
@@ -754,7 +802,10 @@ mod tests {
     fn later_paragraphs_of_an_item_stay_in_it() {
         let item =
             |text: &str, number, depth| block(text, "li", Role::Item { number, depth }, true);
-        let more = |text: &str, depth, kept| block(text, "li", Role::ItemParagraph { depth }, kept);
+        let more = |text: &str, depth, kept| {
+            let role = Role::ItemParagraph { depth, line: false };
+            block(text, "li", role, kept)
+        };
         let blocks = vec![
             item("a", Some(7), 1),
             more("a, second line", 1, true),
@@ -780,6 +831,48 @@ mod tests {
             markdown(blocks),
             "7. a\n\n   a, second line\n   - b\n\n   a, third line\n8. c\n\ntext\n\nmore of c\n\n\
              - d\n\ndeeper\n\n"
+        );
+    }
+
+    #[test]
+    fn lines_after_a_single_br_stay_in_their_paragraph() {
+        let at = |index: usize, text: &str, tag: &str, role: Role, kept: bool| ExtractedBlock {
+            index,
+            ..block(text, tag, role, kept)
+        };
+        let more = |line| Role::ItemParagraph { depth: 1, line };
+        let blocks = vec![
+            at(0, "Acme", "p", Role::Text, true),
+            at(1, "12 High Street", "p", Role::Line, true),
+            at(2, "Springfield", "p", Role::Line, true),
+            at(3, "said", "blockquote", Role::Text, true),
+            at(4, "- so", "blockquote", Role::Line, true),
+            at(5, "dropped", "p", Role::Text, false),
+            // The line above it is not kept: a paragraph.
+            at(6, "orphan", "p", Role::Line, true),
+            at(
+                7,
+                "a",
+                "li",
+                Role::Item {
+                    number: None,
+                    depth: 1,
+                },
+                true,
+            ),
+            at(8, "a, second line", "li", more(true), true),
+            at(9, "a, after a block", "li", more(false), true),
+            at(11, "a, after a dropped line", "li", more(true), true),
+        ];
+        assert_eq!(
+            plain_text(&blocks),
+            "Acme\n12 High Street\nSpringfield\n\nsaid\n- so\n\norphan\n\n\
+             - a\na, second line\na, after a block\na, after a dropped line"
+        );
+        assert_eq!(
+            markdown(blocks),
+            "Acme\\\n12 High Street\\\nSpringfield\n\n> said\\\n> \\- so\n\norphan\n\n\
+             - a\\\n  a, second line\n\n  a, after a block\n\n  a, after a dropped line\n\n"
         );
     }
 

@@ -736,6 +736,8 @@ fn tricky_markdown_page() -> String {
          <li>A detail of the second step, which the tutorial explains in a full sentence.</li>\
          </ul></li></ol>\
          <p>Between the steps, a paragraph of the tutorial that explains what comes next.</p>\
+         <p>The publisher of this tutorial, whose address is given here in three lines:<br>\
+         === Example Docs ===<br>- 12 High Street, Springfield</p>\
          <ol start=3><li>Third step of the tutorial, with enough words to be kept as content.\
          <br>A second line of the third step, after a line break inside the item.</li></ol>\
          <table><thead><tr><th>Setting</th><th>Default</th></tr></thead><tbody>\
@@ -762,7 +764,7 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
     ));
     let mut shown = String::new();
     let (mut tables, mut rows, mut ordered, mut html) = (0, 0, Vec::new(), Vec::new());
-    let (mut lists, mut deepest) = (0, 0);
+    let (mut lists, mut deepest, mut breaks) = (0, 0, 0);
     for event in Parser::new_ext(&md, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH) {
         match event {
             Event::Text(t) | Event::Code(t) => shown.push_str(&t),
@@ -775,10 +777,12 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
                 deepest = deepest.max(lists);
             }
             Event::End(TagEnd::List(_)) => lists -= 1,
-            // Escapes cut text into several events: spaces only where blocks start or end.
-            Event::Start(_) | Event::End(_) | Event::SoftBreak | Event::HardBreak => {
+            Event::HardBreak => {
+                breaks += 1;
                 shown.push(' ')
             }
+            // Escapes cut text into several events: spaces only where blocks start or end.
+            Event::Start(_) | Event::End(_) | Event::SoftBreak => shown.push(' '),
             _ => {}
         }
     }
@@ -794,18 +798,27 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
         "{text}"
     );
     // The detail is a list inside the second step; the third step is numbered as the page
-    // numbers it, and its second line stays in it.
+    // numbers it, and its second line stays in it, after a line break, as do the lines of the
+    // address (escaped, so that they read as neither a heading's underline nor a list).
     assert_eq!(
-        (tables, rows, ordered, deepest),
-        (1, 5, vec![1, 3], 2),
+        (tables, rows, ordered, deepest, breaks),
+        (1, 5, vec![1, 3], 2, 3),
         "{md}"
     );
     assert!(
         md.contains(
-            "\n3. Third step of the tutorial, with enough words to be kept as content.\n\n   \
+            "\n3. Third step of the tutorial, with enough words to be kept as content.\\\n   \
                      A second line of the third step"
         ),
         "{md}"
+    );
+    assert!(
+        md.contains("in three lines:\\\n\\=== Example Docs ===\\\n\\- 12 High Street"),
+        "{md}"
+    );
+    assert!(
+        text.contains("in three lines:\n=== Example Docs ===\n- 12 High Street, Springfield\n\n"),
+        "{text}"
     );
     assert!(
         text.contains(
