@@ -281,12 +281,18 @@ impl Page {
         // row (counted from 1) that a cell above spans into it. Rows of another table start
         // again: a table among another's rows makes that one no simple table anyway.
         let mut spanned: (u32, Vec<u32>) = (NONE, Vec::new());
-        // For every block, what breaks it from the block above: the `<br>`s before its text
-        // (an element opened between two blocks has the later one as its first block), and
-        // whether another block-level element came between.
-        let mut breaks = vec![(0u8, false); self.blocks.len()];
+        // For every block in the same element as the block above (the others are no lines),
+        // what breaks it from that block: the `<br>`s before its text (an element opened
+        // between two blocks has the later one as its first block), and whether another
+        // block-level element came between.
+        let mut breaks: Vec<Option<(u8, bool)>> = (0..self.blocks.len())
+            .map(|j| {
+                (j > 0 && self.blocks[j - 1].element == self.blocks[j].element)
+                    .then_some((0, false))
+            })
+            .collect();
         for (i, e) in self.elements.iter().enumerate() {
-            if let Some(b) = breaks.get_mut(e.first_block as usize) {
+            if let Some(Some(b)) = breaks.get_mut(e.first_block as usize) {
                 if e.tag == "br" {
                     b.0 = b.0.saturating_add(1);
                 } else if kind_of(&e.tag) == Kind::Block {
@@ -375,9 +381,7 @@ impl Page {
         // text.
         let is_line = |b: &Block| {
             let tag = &*self.elements[b.element as usize].tag;
-            b.index > 0
-                && breaks[b.index] == (1, false)
-                && self.blocks[b.index - 1].element == b.element
+            breaks[b.index] == Some((1, false))
                 && b.preformatted.is_none()
                 && self.blocks[b.index - 1].preformatted.is_none()
                 && !matches!(
