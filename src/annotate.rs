@@ -412,6 +412,9 @@ fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> L
 
 fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<LabeledPage>> {
     let mut pages: Vec<LabeledPage> = Vec::new();
+    // The WARC record of the page read last: a crawl may fetch one URI twice in a row, and
+    // each fetch is a page of its own.
+    let mut record = None;
     for (n, line) in lines {
         let rec: BlockRecord = serde_json::from_str(line)
             .map_err(|e| Error::Annotation(format!("{}:{n}: {e}", path.display())))?;
@@ -423,7 +426,8 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
                 rec.source
             )));
         };
-        if pages.last().is_none_or(|p| p.id != rec.source) {
+        if pages.last().is_none_or(|p| p.id != rec.source) || record != rec.warc_record_id {
+            record.clone_from(&rec.warc_record_id);
             // A page fetched from the web is grouped by its site, as gold-text pages are.
             let site = rec
                 .source

@@ -503,6 +503,8 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         for (i, b) in e.blocks.iter().enumerate() {
             let rec = BlockRecord {
                 source: source.to_string(),
+                warc_record_id: item.warc.as_ref().and_then(|w| w.id.clone()),
+                warc_date: item.warc.as_ref().and_then(|w| w.date.clone()),
                 index: b.index,
                 label: Some(b.label),
                 score: Some(b.score),

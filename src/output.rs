@@ -87,6 +87,13 @@ impl<'de> Deserialize<'de> for FeatureValues {
 pub struct BlockRecord {
     /// The input as given (path, `-`, or record id).
     pub source: String,
+    /// For a page of a WARC file, the `WARC-Record-ID` of its record: a crawl may hold the
+    /// same URI more than once, and the id joins a block back to its record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc_record_id: Option<String>,
+    /// For a page of a WARC file, its `WARC-Date`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc_date: Option<String>,
     /// Block index in the page.
     pub index: usize,
     /// The model's label, or a label set by hand for training.
@@ -948,6 +955,8 @@ mod tests {
     fn record_round_trips_and_checks_names() {
         let rec = BlockRecord {
             source: "a.html".into(),
+            warc_record_id: None,
+            warc_date: None,
             index: 3,
             label: Some(Label::Content),
             score: Some(0.75),
@@ -975,5 +984,16 @@ mod tests {
             err.to_string().contains("`anchor_words` is missing"),
             "{err}"
         );
+        // A block of a WARC record names the record after the source.
+        let warc = BlockRecord {
+            warc_record_id: Some("<urn:uuid:1>".into()),
+            warc_date: Some("2026-11-25T00:00:00Z".into()),
+            ..rec
+        };
+        let line = serde_json::to_string(&warc).unwrap();
+        assert!(line.starts_with(
+            r#"{"source":"a.html","warc_record_id":"<urn:uuid:1>","warc_date":"2026-11-25T00:00:00Z","index":3,"#
+        ));
+        assert_eq!(serde_json::from_str::<BlockRecord>(&line).unwrap(), warc);
     }
 }

@@ -342,6 +342,23 @@ fn jsonl_and_warc_inputs() {
         line.contains("\"warc_date\":\"2026-11-02T10:20:30Z\",\"title\":"),
         "{line}"
     );
+    // Block records say it too, after their source.
+    let out = textsift(&["blocks", warc.to_str().unwrap()], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let blocks: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(blocks.len() > 2);
+    for b in &blocks {
+        let uri = b["source"].as_str().unwrap();
+        assert_eq!(b["warc_record_id"], warc_record_id(uri).as_str());
+        assert_eq!(b["warc_date"], "2026-11-02T10:20:30Z");
+    }
+    assert!(stdout(&out).starts_with(&format!(
+        "{{\"source\":\"https://example.com/a\",\"warc_record_id\":\"{}\",\"warc_date\":",
+        warc_record_id("https://example.com/a")
+    )));
 
     // Records without a page (a redirect, an error page, an image) are passed over and counted:
     // not failures, and nothing of them in the output.

@@ -145,14 +145,17 @@ fn hand_corrected_block_labels_train_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("blocks.jsonl");
     let mut f = std::fs::File::create(&path).unwrap();
-    for copy in 0..3 {
+    // Copies 3 and 4: one URI fetched twice in a crawl, each fetch a record of its own.
+    for copy in 0..5 {
         for (i, b) in a.page.blocks.iter().enumerate() {
             let rec = BlockRecord {
-                source: if copy < 2 {
-                    format!("https://www.example.com/story{copy}")
-                } else {
-                    format!("page{copy}.html")
+                source: match copy {
+                    0 | 1 => format!("https://www.example.com/story{copy}"),
+                    2 => format!("page{copy}.html"),
+                    _ => "https://www.example.com/again".into(),
                 },
+                warc_record_id: (copy > 2).then(|| format!("<urn:uuid:{copy}>")),
+                warc_date: None,
                 index: i,
                 // A person marked the paragraphs and the heading as content.
                 label: Some(Label::from_bool(matches!(a.page.tag_of(b), "p" | "h1"))),
@@ -167,7 +170,7 @@ fn hand_corrected_block_labels_train_a_model() {
     }
     drop(f);
     let (pages, _) = annotate::load(&path, 0.5, 1 << 20).unwrap();
-    assert_eq!(pages.len(), 3);
+    assert_eq!(pages.len(), 5);
     assert!(pages.iter().all(|p| p.labels.len() == a.page.blocks.len()));
     // The blocks labelled content are the gold text, so that word scores can be measured.
     let kept: Vec<&str> = a
@@ -183,7 +186,16 @@ fn hand_corrected_block_labels_train_a_model() {
         .all(|p| p.gold.as_deref() == Some(kept.join("\n").as_str())));
     // Pages from the web are grouped by site for cross-validation; others stand alone.
     let groups: Vec<&str> = pages.iter().map(|p| p.group.as_str()).collect();
-    assert_eq!(groups, ["example.com", "example.com", "page2.html"]);
+    assert_eq!(
+        groups,
+        [
+            "example.com",
+            "example.com",
+            "page2.html",
+            "example.com",
+            "example.com"
+        ]
+    );
     let mut recipe = small_recipe();
     recipe.model.trees = 3;
     let model = train::train_final(&pages, &recipe, vec![], None, "2026-01-01".into()).unwrap();
