@@ -23,6 +23,14 @@ fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
+/// The JSON records of a run's output, one per line.
+fn records(o: &Output) -> Vec<serde_json::Value> {
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
@@ -240,10 +248,7 @@ fn batches_keep_order_across_threads_and_report_bad_pages() {
     let two = textsift(&["extract", "--threads", "2", d], None);
     assert_eq!(one.status.code(), Some(1));
     assert_eq!(stdout(&one), stdout(&two));
-    let lines: Vec<serde_json::Value> = stdout(&one)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = records(&one);
     assert_eq!(lines.len(), 12);
     let sources: Vec<&str> = lines
         .iter()
@@ -317,10 +322,7 @@ fn jsonl_and_warc_inputs() {
     // So does a WARC file.
     let out = textsift(&["extract", warc.to_str().unwrap()], None);
     assert!(out.status.success(), "{}", stderr(&out));
-    let recs: Vec<serde_json::Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let recs = records(&out);
     assert_eq!(recs.len(), 2);
     assert_eq!(recs[1]["source"], "https://example.com/b");
     assert!(recs[1]["text"].as_str().unwrap().contains("story 11"));
@@ -345,10 +347,7 @@ fn jsonl_and_warc_inputs() {
     // Block records say it too, after their source.
     let out = textsift(&["blocks", warc.to_str().unwrap()], None);
     assert!(out.status.success(), "{}", stderr(&out));
-    let blocks: Vec<serde_json::Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let blocks = records(&out);
     assert!(blocks.len() > 2);
     for b in &blocks {
         let uri = b["source"].as_str().unwrap();
@@ -406,10 +405,7 @@ fn json_lines_as_other_tools_write_them() {
     std::fs::write(&path, file).unwrap();
     let out = textsift(&["extract", path.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let recs: Vec<serde_json::Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let recs = records(&out);
     let ids: Vec<&str> = recs.iter().map(|r| r["source"].as_str().unwrap()).collect();
     assert_eq!(ids, ["first", "second", "lone"]);
     let text = recs[2]["text"].as_str().unwrap();
@@ -675,10 +671,7 @@ fn records_on_standard_input_give_json_lines() {
     for input in [&jsonl, &gz] {
         let out = textsift(&["extract", "-"], Some(input));
         assert!(out.status.success(), "{}", stderr(&out));
-        let recs: Vec<serde_json::Value> = stdout(&out)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let recs = records(&out);
         assert_eq!(recs.len(), 2, "{}", stdout(&out));
         assert_eq!(recs[0]["source"], "first");
         assert!(recs[1]["text"].as_str().unwrap().contains("story 21"));
