@@ -658,24 +658,87 @@ fn resync(r: &mut dyn BufRead) -> std::io::Result<bool> {
     }
 }
 
-/// Read `len` bytes, keeping the first `keep` of them, or fail naming how many there were.
-fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64) -> Result<Vec<u8>> {
-    let mut body = Vec::new();
-    let kept = keep.min(len);
-    let got = r
-        .take(kept)
-        .read_to_end(&mut body)
-        .and_then(|n| {
-            let rest = std::io::copy(&mut r.take(len - kept), &mut std::io::sink())?;
-            Ok(n as u64 + rest)
-        })
-        .map_err(|e| Error::Record(format!("bad WARC record: {e}")))?;
-    if got < len {
-        return Err(Error::Record(format!(
-            "truncated WARC record: its Content-Length is {len}, the file ends after {got} bytes"
-        )));
+/// A record's block as read.
+struct Body {
+    /// Its first bytes, as many as were to be kept.
+    kept: Vec<u8>,
+    /// How many bytes there were: less than the length when the stream ended first.
+    got: u64,
+    /// The bytes from the first place inside the block where a record seems to start (a
+    /// blank line, then a version line), to read again if the block's length proves wrong:
+    /// a record cut short by a crash, its length left as planned, runs into the records
+    /// after it. At most `hold` bytes are held; past that, a later place is looked for.
+    replay: Option<Vec<u8>>,
+}
+
+/// Read a record's block of `len` bytes, keeping the first `keep` of them, and holding the
+/// bytes from where a record seems to start inside it (at most `hold` of them, [`Body`]).
+fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64) -> Result<Body> {
+    let io = |e: std::io::Error| Error::Record(format!("bad WARC record: {e}"));
+    let mut body = Body {
+        kept: Vec::new(),
+        got: 0,
+        replay: None,
+    };
+    // The last bytes read, for a record start that straddles two reads.
+    let mut carry: Vec<u8> = Vec::with_capacity(2 * RECORD_START_CARRY);
+    while body.got < len {
+        let buf = r.fill_buf().map_err(io)?;
+        if buf.is_empty() {
+            break;
+        }
+        let n = buf
+            .len()
+            .min(usize::try_from(len - body.got).unwrap_or(usize::MAX));
+        let chunk = &buf[..n];
+        let keep_here = keep.saturating_sub(body.got).min(n as u64) as usize;
+        body.kept.extend_from_slice(&chunk[..keep_here]);
+        match &mut body.replay {
+            Some(held) if (held.len() + n) as u64 <= hold => held.extend_from_slice(chunk),
+            _ => {
+                body.replay = record_start(&carry, chunk)
+                    .map(|at| match at.checked_sub(carry.len()) {
+                        Some(at) => chunk[at..].to_vec(),
+                        None => [&carry[at..], chunk].concat(),
+                    })
+                    .filter(|held| held.len() as u64 <= hold);
+            }
+        }
+        carry.extend_from_slice(&chunk[n.saturating_sub(RECORD_START_CARRY)..]);
+        carry.drain(..carry.len().saturating_sub(RECORD_START_CARRY));
+        r.consume(n);
+        body.got += n as u64;
     }
     Ok(body)
+}
+
+/// Bytes of one read kept for the next, so that a record start across two reads is found:
+/// a blank line (up to 3 bytes) and [`WARC_LINE`], less one.
+const RECORD_START_CARRY: usize = 3 + WARC_LINE.len() - 1;
+
+/// Where a record first seems to start in `chunk`, read right after `before`: a
+/// [`WARC_LINE`] after a blank line, as an offset into `before` and `chunk` together.
+fn record_start(before: &[u8], chunk: &[u8]) -> Option<usize> {
+    let byte = |i: usize| match i.checked_sub(before.len()) {
+        Some(i) => chunk[i],
+        None => before[i],
+    };
+    let after_blank_line = |at: usize| {
+        let ends = |s: &[u8]| {
+            at >= s.len()
+                && s.iter()
+                    .rev()
+                    .enumerate()
+                    .all(|(k, c)| byte(at - 1 - k) == *c)
+        };
+        ends(b"\n\n") || ends(b"\n\r\n")
+    };
+    // Version lines that begin in `before` and end in `chunk`, then those inside `chunk`.
+    let junction = [before, &chunk[..chunk.len().min(WARC_LINE.len() - 1)]].concat();
+    let straddling =
+        memchr::memmem::find_iter(&junction, WARC_LINE).filter(|&at| at < before.len());
+    let inside = memchr::memmem::find_iter(chunk, WARC_LINE).map(|at| at + before.len());
+    straddling.chain(inside).find(|&at| after_blank_line(at))
 }
 
 /// Whether a record's body ended where its Content-Length said: line breaks follow, then the
@@ -708,13 +771,20 @@ fn record_ends(r: &mut dyn BufRead) -> std::io::Result<bool> {
 /// The `response` records of a WARC stream. Each record is read within its Content-Length
 /// (checked against the byte limit first), so memory stays bounded. A record that does not
 /// hold together (a header that does not parse, a length that does not end where the record
-/// does) is reported, and reading goes on at the next line that starts a record, so that one
-/// bad record does not lose the rest of a crawl; a stream that ends or fails to read ends.
+/// does) is reported, and reading goes on at the first record that starts inside its block
+/// (a record cut short runs into the records after it, [`Body::replay`]), else at the next
+/// line that starts a record, so that one bad record does not lose the rest of a crawl; a
+/// stream that ends or fails to read ends.
 fn warc_pages(
     source: String,
-    mut stream: Box<dyn BufRead + Send>,
+    stream: Box<dyn BufRead + Send>,
     max_bytes: u64,
 ) -> impl Iterator<Item = Item> + Send {
+    let mut stream = Replay {
+        bytes: Vec::new(),
+        at: 0,
+        inner: stream,
+    };
     let mut n = 0usize;
     // The stream ended or failed; how much of the next version line a resync has read.
     let mut ended = false;
@@ -725,13 +795,18 @@ fn warc_pages(
         }
         n += 1;
         let place = format!("{source}#{n}");
-        match warc_record(&mut *stream, std::mem::take(&mut found), max_bytes, &place) {
+        match warc_record(&mut stream, std::mem::take(&mut found), max_bytes, &place) {
             Ok(Record::End) => return None,
             Ok(Record::Other) => continue,
             Ok(Record::Item(item)) => return Some(item),
-            Err(e) => {
+            // The records that the bad one ran into are read again.
+            Ok(Record::Bad(e, Some(bytes))) => {
+                stream.replay(bytes);
+                return Some(Item::new(place, Err(e)));
+            }
+            Ok(Record::Bad(e, None)) | Err(e) => {
                 // A read error (corrupt gzip) ends the stream, as does its end.
-                match resync(&mut *stream) {
+                match resync(&mut stream) {
                     Ok(true) => found = WARC_LINE,
                     Ok(false) | Err(_) => ended = true,
                 }
@@ -739,6 +814,55 @@ fn warc_pages(
             }
         }
     })
+}
+
+/// A stream with bytes to read again before the rest of it ([`Record::Bad`]).
+struct Replay {
+    bytes: Vec<u8>,
+    /// How much of `bytes` has been read.
+    at: usize,
+    inner: Box<dyn BufRead + Send>,
+}
+
+impl Replay {
+    /// Read `bytes` next: they were read from this stream, after what is left to read again
+    /// (a block holds only bytes read after its header), so they go before it.
+    fn replay(&mut self, bytes: Vec<u8>) {
+        let left = &self.bytes[self.at..];
+        self.bytes = if left.is_empty() {
+            bytes
+        } else {
+            [&bytes[..], left].concat()
+        };
+        self.at = 0;
+    }
+}
+
+impl Read for Replay {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Replay {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.at < self.bytes.len() {
+            return Ok(&self.bytes[self.at..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        if self.at < self.bytes.len() {
+            self.at += n;
+        } else {
+            self.inner.consume(n);
+        }
+    }
 }
 
 /// What [`warc_record`] read.
@@ -750,6 +874,9 @@ enum Record {
     /// A page, or a response or resource without one ([`Error::NoPage`]), or one that cannot
     /// be read.
     Item(Item),
+    /// A record whose length does not end where it does, and the bytes of its block from
+    /// where a record seems to start inside it, if any ([`Body::replay`]).
+    Bad(Error, Option<Vec<u8>>),
 }
 
 /// The next record of a WARC stream; an error for a record that does not hold together.
@@ -779,7 +906,8 @@ fn warc_record(
             .as_deref()
             .is_some_and(|t| html_charset(t).is_some());
     let wanted = response || resource_page;
-    let too_large = len > max_bytes.saturating_add(HTTP_HEADER_ALLOWANCE);
+    let bound = max_bytes.saturating_add(HTTP_HEADER_ALLOWANCE);
+    let too_large = len > bound;
     // Of a response over the limit, only the HTTP head is kept: an image or a redirect is
     // no page whatever its size, and only a page over the limit is a failure.
     let keep = match (wanted, too_large) {
@@ -788,14 +916,32 @@ fn warc_record(
         (true, true) if response => HTTP_HEADER_ALLOWANCE,
         (true, true) => 0,
     };
-    let body = warc_body(stream, len, keep)?;
-    if !record_ends(stream).map_err(|e| Error::Gzip(e.to_string()))? {
-        return Err(Error::Record(format!(
-            "bad WARC record{}: its Content-Length ({len}) does not end where the record does",
-            uri.as_deref()
+    let Body {
+        kept: body,
+        got,
+        replay,
+    } = warc_body(stream, len, keep, bound)?;
+    let ends = got == len && record_ends(stream).map_err(|e| Error::Gzip(e.to_string()))?;
+    if !ends {
+        let mut why = if got < len {
+            format!(
+                "truncated WARC record: its Content-Length is {len}, the file ends after {got} \
+                 bytes"
+            )
+        } else {
+            let of = uri
+                .as_deref()
                 .map(|u| format!(" for {u}"))
-                .unwrap_or_default()
-        )));
+                .unwrap_or_default();
+            format!(
+                "bad WARC record{of}: its Content-Length ({len}) does not end where the record \
+                 does"
+            )
+        };
+        if replay.is_some() {
+            why.push_str("; reading on at a record that starts inside it");
+        }
+        return Ok(Record::Bad(Error::Record(why), replay));
     }
     let source = uri.unwrap_or_else(|| place.to_string());
     let item = |bytes| {
@@ -1137,6 +1283,40 @@ mod tests {
         assert!(resync(&mut r).unwrap());
         let mut r = std::io::BufReader::with_capacity(2, &b"xWARC/1.1\nWARC/1"[..]);
         assert!(!resync(&mut r).unwrap());
+    }
+
+    #[test]
+    fn a_record_start_inside_a_block_is_held_whatever_the_reads() {
+        let next = b"WARC/1.0\r\nWARC-Type: response\r\n";
+        let block = [
+            &b"HTTP/1.1 200 OK\r\n\r\n<p>WARC/1.0 is text</p>\nWARC/1.1\r\n\r\n"[..],
+            next,
+        ]
+        .concat();
+        let len = block.len() as u64;
+        for capacity in 1..=block.len() {
+            let read = |keep, hold| {
+                let mut r = std::io::BufReader::with_capacity(capacity, &block[..]);
+                warc_body(&mut r, len, keep, hold).unwrap()
+            };
+            let body = read(5, 1000);
+            assert_eq!((&body.kept[..], body.got), (&b"HTTP/"[..], len));
+            // Version lines without a blank line before them start no record.
+            assert_eq!(
+                body.replay.as_deref(),
+                Some(&next[..]),
+                "capacity {capacity}"
+            );
+            // Holding fewer bytes than the rest of the block holds none.
+            let body = read(0, next.len() as u64 - 1);
+            assert_eq!(body.replay, None, "capacity {capacity}");
+        }
+        // A block that ends early says how much there was.
+        let mut r = std::io::BufReader::with_capacity(4, &block[..]);
+        assert_eq!(
+            warc_body(&mut r, len + 10, len + 10, 1000).unwrap().got,
+            len
+        );
     }
 
     #[test]

@@ -887,9 +887,10 @@ fn warc_records_with_lying_lengths() {
     assert_eq!(got[2].source, "https://a.example/3");
     assert_eq!(got[2].bytes.as_deref().unwrap(), ARTICLE.as_bytes());
 
-    // A length that reaches into the next record loses that one, not the rest; so does a
-    // header that does not parse. A page that shows a version line is only text while its
-    // record holds together.
+    // A length that reaches into the next record (a record cut short, its planned length
+    // left in its header) is reported, and the records it ran into are read again. A header
+    // that does not parse loses its record only. A page that shows a version line is only
+    // text while its record holds together.
     let over = warc_record(
         "response",
         "https://a.example/over",
@@ -927,9 +928,10 @@ fn warc_records_with_lying_lengths() {
         read,
         [
             ("resync.warc#1", false),
+            ("swallowed", true),
             ("2", true),
             ("3", true),
-            ("resync.warc#4", false),
+            ("resync.warc#5", false),
             ("5", true),
         ]
     );
@@ -939,8 +941,9 @@ fn warc_records_with_lying_lengths() {
         "{}",
         error(0)
     );
-    assert!(error(3).contains("not a number"), "{}", error(3));
-    assert_eq!(got[2].bytes.as_deref().unwrap(), quoting.as_bytes());
+    assert!(error(4).contains("not a number"), "{}", error(4));
+    assert_eq!(got[1].bytes.as_deref().unwrap(), ARTICLE.as_bytes());
+    assert_eq!(got[3].bytes.as_deref().unwrap(), quoting.as_bytes());
     // A header without a length, right before a record.
     let got = items(
         &write(
@@ -968,23 +971,53 @@ fn warc_records_with_lying_lengths() {
         Some(body.len() as u64 + 1000),
     );
     let got = items(
-        &write("long.warc", &[ok("https://a.example/1"), long]),
+        &write("long.warc", &[ok("https://a.example/1"), long.clone()]),
         1 << 20,
     );
     assert_eq!(got.len(), 2);
     let msg = error_of(&got[1]);
     assert!(msg.contains("truncated WARC record"), "{msg}");
     assert!(got[1].source.ends_with("long.warc#2"), "{}", got[1].source);
+    // With records after it, those it ran into are read again, up to the end of the file.
+    let got = items(
+        &write(
+            "long-then.warc",
+            &[long, request.clone(), ok("https://a.example/after")],
+        ),
+        1 << 20,
+    );
+    let read: Vec<(&str, bool)> = got
+        .iter()
+        .map(|i| (i.source.as_str(), i.bytes.is_ok()))
+        .collect();
+    assert!(
+        read[0].0.ends_with("long-then.warc#1") && !read[0].1,
+        "{read:?}"
+    );
+    assert_eq!(read[1..], [("https://a.example/after", true)]);
+    assert!(error_of(&got[0]).contains("truncated WARC record"));
 
-    // An absurd length ends the stream as truncated; an honest record over the byte limit is
-    // refused and skipped without being kept in memory, and the records after it are read.
+    // An absurd length ends the stream as truncated, but the records it ran into are read
+    // again, as long as they fit within the byte limit; an honest record over the byte limit
+    // is refused and skipped without being kept in memory, and the records after it are
+    // read.
     let huge = warc_record("response", "https://a.example/huge", &body, Some(1 << 50));
     let got = items(
-        &write("huge.warc", &[ok("https://a.example/1"), huge]),
+        &write(
+            "huge.warc",
+            &[
+                ok("https://a.example/1"),
+                huge,
+                ok("https://a.example/after"),
+            ],
+        ),
         1 << 20,
     );
     let msg = error_of(&got[1]);
     assert!(msg.contains("truncated WARC record"), "{msg}");
+    assert_eq!(got.len(), 3);
+    assert_eq!(got[2].source, "https://a.example/after");
+    assert_eq!(got[2].bytes.as_deref().unwrap(), ARTICLE.as_bytes());
     let big = warc_record(
         "response",
         "https://a.example/big",
