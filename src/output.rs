@@ -144,8 +144,9 @@ pub fn to_text(e: &Extraction) -> String {
 
 /// The kept blocks as Markdown: headings, list items (numbered as the page numbers them,
 /// nested in the kept items of the lists around them, their later paragraphs inside them),
-/// lines after a single `<br>` after a hard line break, quotes, code fenced, simple tables as tables, and every other character that Markdown
-/// would read as markup escaped, so that the text renders as the page showed it.
+/// a line after a single `<br>` after a hard line break, quotes, code fenced, simple tables
+/// as tables, and every other character that Markdown would read as markup escaped, so that
+/// the text renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
     let mut out = String::new();
     if !e.title.is_empty() {
