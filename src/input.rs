@@ -538,13 +538,12 @@ struct WarcHeader {
 /// The start of a record's version line, which [`resync`] looks for.
 const WARC_LINE: &[u8] = b"WARC/1.";
 
-/// One WARC record's header. `found` is how much of its version line [`resync`] has already
-/// read (nothing, or [`WARC_LINE`]).
-fn warc_header(r: &mut dyn BufRead, found: &[u8]) -> Result<Option<WarcHeader>> {
+/// One WARC record's header.
+fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
     let bad = |m: String| Error::Record(format!("bad WARC record: {m}"));
     let io = |e: std::io::Error| stream_error(e, |e| bad(e.to_string()));
     // Records end with two line breaks; tolerate more.
-    while found.is_empty() {
+    loop {
         let buf = r.fill_buf().map_err(io)?;
         match buf.iter().position(|b| *b != b'\r' && *b != b'\n') {
             Some(at) => {
@@ -558,7 +557,7 @@ fn warc_header(r: &mut dyn BufRead, found: &[u8]) -> Result<Option<WarcHeader>> 
             }
         }
     }
-    let mut block = found.to_vec();
+    let mut block = Vec::new();
     let mut limited = r.take(MAX_WARC_HEADER);
     loop {
         let before = block.len();
@@ -786,16 +785,15 @@ fn warc_pages(
         inner: stream,
     };
     let mut n = 0usize;
-    // The stream ended or failed; how much of the next version line a resync has read.
+    // The stream ended or failed.
     let mut ended = false;
-    let mut found: &'static [u8] = &[];
     std::iter::from_fn(move || loop {
         if ended {
             return None;
         }
         n += 1;
         let place = format!("{source}#{n}");
-        match warc_record(&mut stream, std::mem::take(&mut found), max_bytes, &place) {
+        match warc_record(&mut stream, max_bytes, &place) {
             Ok(Record::End) => return None,
             Ok(Record::Other) => continue,
             Ok(Record::Item(item)) => return Some(item),
@@ -807,7 +805,8 @@ fn warc_pages(
             Ok(Record::Bad(e, None)) | Err(e) => {
                 // A read error (corrupt gzip) ends the stream, as does its end.
                 match resync(&mut stream) {
-                    Ok(true) => found = WARC_LINE,
+                    // The version line it read is read again.
+                    Ok(true) => stream.replay(WARC_LINE.to_vec()),
                     Ok(false) | Err(_) => ended = true,
                 }
                 return Some(Item::new(place, Err(e)));
@@ -816,7 +815,8 @@ fn warc_pages(
     })
 }
 
-/// A stream with bytes to read again before the rest of it ([`Record::Bad`]).
+/// A stream with bytes to read again before the rest of it: those of a record that a bad one
+/// ran into ([`Record::Bad`]), or the version line that [`resync`] read.
 struct Replay {
     bytes: Vec<u8>,
     /// How much of `bytes` has been read.
@@ -880,20 +880,15 @@ enum Record {
 }
 
 /// The next record of a WARC stream; an error for a record that does not hold together.
-/// `found`: see [`warc_header`]; `place` names a record that has no target URI.
-fn warc_record(
-    stream: &mut dyn BufRead,
-    found: &[u8],
-    max_bytes: u64,
-    place: &str,
-) -> Result<Record> {
+/// `place` names a record that has no target URI.
+fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<Record> {
     let Some(WarcHeader {
         kind,
         uri,
         record,
         length: len,
         content_type,
-    }) = warc_header(stream, found)?
+    }) = warc_header(stream)?
     else {
         return Ok(Record::End);
     };

@@ -499,12 +499,13 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     run_batch(&args.input, ("", ""), |item, bytes| {
         let source = &item.source;
         let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
+        let warc = item.warc.clone().unwrap_or_default();
         let mut lines = String::new();
         for (i, b) in e.blocks.iter().enumerate() {
             let rec = BlockRecord {
                 source: source.to_string(),
-                warc_record_id: item.warc.as_ref().and_then(|w| w.id.clone()),
-                warc_date: item.warc.as_ref().and_then(|w| w.date.clone()),
+                warc_record_id: warc.id.clone(),
+                warc_date: warc.date.clone(),
                 index: b.index,
                 label: Some(b.label),
                 score: Some(b.score),
