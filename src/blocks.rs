@@ -377,18 +377,22 @@ impl Page {
                 _ => {}
             }
         }
-        // A single `<br>` from the block above, in the same element, both laid out as running
-        // text.
-        let is_line = |b: &Block| {
-            let tag = &*self.elements[b.element as usize].tag;
-            breaks[b.index] == Some((1, false))
-                && b.preformatted.is_none()
-                && self.blocks[b.index - 1].preformatted.is_none()
-                && !matches!(
-                    tag,
-                    "pre" | "listing" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
-                )
-        };
+        // The blocks after a single `<br>` from the block above, in the same element, both laid
+        // out as running text.
+        let lines: Vec<bool> = self
+            .blocks
+            .iter()
+            .map(|b| {
+                let tag = &*self.elements[b.element as usize].tag;
+                breaks[b.index] == Some((1, false))
+                    && b.preformatted.is_none()
+                    && self.blocks[b.index - 1].preformatted.is_none()
+                    && !matches!(
+                        tag,
+                        "pre" | "listing" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+                    )
+            })
+            .collect();
         // The items that have had a block marked as the item: their later blocks are more of
         // the item.
         let mut started = vec![false; n];
@@ -399,7 +403,7 @@ impl Page {
                 let el = b.element as usize;
                 let e = &self.elements[el];
                 let table = table_of[el];
-                let line = is_line(b);
+                let line = lines[b.index];
                 let mut item = |li: usize| {
                     let depth = lists[li].max(1);
                     if std::mem::replace(&mut started[li], true) {
@@ -437,8 +441,10 @@ impl Page {
                 }
             }
         }
-        for (r, b) in roles.iter_mut().zip(&self.blocks) {
-            if *r == Role::Text && is_line(b) {
+        // A text block after a single `<br>` is a line; so is one in a cell of a table that
+        // is laid out as text.
+        for (r, &line) in roles.iter_mut().zip(&lines) {
+            if *r == Role::Text && line {
                 *r = Role::Line;
             }
         }
@@ -1759,6 +1765,7 @@ mod tests {
                     <div>a<br><hr>b<br><div></div>c</div><h2>Title<br>Subtitle</h2>\
                     <ul><li>x<br>y<p>z</p></li></ul><pre>code<br>more</pre>\
                     <table><tr><td>1<br>2</td><td>3</td></tr></table>\
+                    <table><tr><td><p>para</p>4<br>5</td></tr></table>\
                     <p>first</p>second<br>third";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let got = texts_and_roles(&page);
@@ -1798,6 +1805,10 @@ mod tests {
                 ("1", cell(0)),
                 ("2", cell(0)),
                 ("3", cell(1)),
+                // A table with a paragraph in a cell is laid out as text, its lines too.
+                ("para", Role::Text),
+                ("4", Role::Text),
+                ("5", Role::Line),
                 ("first", Role::Text),
                 // Text after a `<p>` in the same element, then a line of it.
                 ("second", Role::Text),
