@@ -1473,16 +1473,21 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
 
 /// Parse an HTML document and cut it into blocks.
 pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
+    // Decided for the whole page: a text node of its own may not show that it is mojibake.
+    let mend = crate::html::double_encoded(html);
     let html = flatten_deep_nesting(html, MAX_NESTING);
     let (document, attributes, elements) = parse::parse(&html, limits.max_nodes)?;
-    segment_dom(&document, &attributes, elements, limits)
+    segment_dom(&document, &attributes, elements, limits, mend)
 }
 
+/// Segments a parsed page; `mend` reads its text once more as UTF-8
+/// ([`crate::html::mend_double_utf8`]).
 fn segment_dom(
     document: &NodeRef,
     attributes: &parse::Attributes,
     elements: usize,
     limits: SegmentLimits,
+    mend: bool,
 ) -> Result<Page> {
     let mut s = Segmenter {
         page: Page::default(),
@@ -1522,7 +1527,13 @@ fn segment_dom(
             NodeData::Text(t) => {
                 // An empty text node stands for whitespace (see `parse`).
                 let t = t.borrow();
-                s.text(if t.is_empty() { " " } else { &t });
+                if t.is_empty() {
+                    s.text(" ");
+                } else if mend {
+                    s.text(&crate::html::mend_double_utf8(&t));
+                } else {
+                    s.text(&t);
+                }
                 false
             }
             _ => false,
@@ -1562,6 +1573,28 @@ mod tests {
             .into_iter()
             .map(|b| b.text)
             .collect()
+    }
+
+    #[test]
+    fn text_encoded_twice_is_mended_in_the_whole_page_once_it_shows() {
+        // The references of `isn’t` encoded twice, as a site that writes every letter beyond
+        // ASCII as a reference has them; a link and the title of the same page are mended too,
+        // `Ã©` among them, though alone they would not show it.
+        let page = "<title>Caf&Atilde;&copy;</title><p>It isn&acirc;&euro;&trade;t \
+                    <a href=x>na&Atilde;&macr;ve</a>, \u{c3}\u{a9}.</p>";
+        let p = segment(page, SegmentLimits::default()).unwrap();
+        assert_eq!(p.title, "Café");
+        assert_eq!(p.blocks[0].text, "It isn’t naïve, é.");
+        // The link's span covers the mended word.
+        let (from, to) = p.blocks[0].anchor_spans[0];
+        assert_eq!(&p.blocks[0].text[from as usize..to as usize], "naïve");
+        // The same characters as written: mended, a bare `Ã©` too.
+        assert_eq!(texts("<p>isnâ€™t \u{c3}\u{a9}</p>"), ["isn’t é"]);
+        // A page that does not show it keeps its `Ã©`: it may be meant.
+        assert_eq!(
+            texts("<p>I saw \"\u{c3}\u{a4}\" instead of \"ä\"</p>"),
+            ["I saw \"\u{c3}\u{a4}\" instead of \"ä\""]
+        );
     }
 
     #[test]

@@ -21,8 +21,7 @@ const SNIFF_BYTES: usize = 8192;
 /// A page decoded to UTF-8.
 #[derive(Debug, Clone)]
 pub struct Decoded<'a> {
-    /// The page text: the input itself when it was UTF-8 already, unless it held text
-    /// encoded in UTF-8 twice, which is mended.
+    /// The page text: the input itself when it was UTF-8 already.
     pub text: Cow<'a, str>,
     /// The encoding that was used, by its WHATWG name.
     pub encoding: &'static str,
@@ -107,59 +106,138 @@ fn unless_utf8(enc: &'static Encoding, bytes: &[u8]) -> &'static Encoding {
 fn finish<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
     let (text, had_errors) = enc.decode_without_bom_handling(bytes);
     Decoded {
-        text: mend_double_utf8(text),
+        text,
         encoding: enc.name(),
         had_errors,
     }
 }
 
-/// Text encoded in UTF-8 twice, its first UTF-8 bytes read as Latin-1 (`doesnâ\u{80}\u{99}t`
-/// for `doesn’t`, `naÃ¯ve` for `naïve`: a page decoded as ISO-8859-1 and saved as UTF-8
-/// somewhere on its way), read once more as UTF-8. A page is mended only when it holds a C1
-/// control character (U+0080 to U+009F), which no text shows and which such a page has for
-/// most punctuation: then each run of characters from U+0080 to U+00FF whose code points,
-/// taken as bytes, are valid UTF-8 is read as UTF-8, as are the valid parts of a run that holds
-/// a C1 control. Other pages are left alone, `Ã©` and all. (Text read as windows-1252 on its
-/// way, `doesnâ€™t`, is not mended: its characters are all ones that text may hold.)
-fn mend_double_utf8(text: Cow<'_, str>) -> Cow<'_, str> {
-    // U+0080 to U+009F are 0xC2 0x80 to 0xC2 0x9F in UTF-8.
-    let bytes = text.as_bytes();
-    let c1 = |i: usize| bytes.get(i + 1).is_some_and(|b| (0x80..0xA0).contains(b));
-    if !memchr::memchr_iter(0xC2, bytes).any(c1) {
-        return text;
+/// Text encoded in UTF-8 twice, its first UTF-8 bytes read as Latin-1 or windows-1252 on its
+/// way (`doesnâ\u{80}\u{99}t` or `doesnâ€™t` for `doesn’t`, `naÃ¯ve` for `naïve`), read once
+/// more as UTF-8: each run of characters that stand for bytes 0x80 to 0xFF in windows-1252
+/// (Latin-1 for the five bytes that it leaves undefined) is taken as those bytes, and its parts
+/// that are valid UTF-8 are read as UTF-8; the other parts keep their characters. Text
+/// encoded three times over is mended by further passes, at most [`MEND_PASSES`] in all.
+///
+/// Only for the text of a page that [`double_encoded`] finds: `Ã©` may be meant.
+pub fn mend_double_utf8(text: &str) -> Cow<'_, str> {
+    let mut text = Cow::Borrowed(text);
+    for _ in 0..MEND_PASSES {
+        if text.is_ascii() {
+            break;
+        }
+        let mended = mend_once(&text);
+        if mended == *text {
+            break;
+        }
+        text = Cow::Owned(mended);
     }
+    text
+}
+
+/// Passes of [`mend_double_utf8`]: text encoded three times needs two, and a bound keeps a
+/// page that only seems encoded many times from costing more.
+const MEND_PASSES: usize = 3;
+
+/// The windows-1252 byte of a character, for bytes 0x80 to 0xFF (the five that windows-1252
+/// leaves undefined decode as their C1 controls, as the WHATWG decoder has them).
+fn cp1252_byte(c: char) -> Option<u8> {
+    let b = match c {
+        '\u{80}'..='\u{ff}' => c as u8,
+        '€' => 0x80,
+        '‚' => 0x82,
+        'ƒ' => 0x83,
+        '„' => 0x84,
+        '…' => 0x85,
+        '†' => 0x86,
+        '‡' => 0x87,
+        'ˆ' => 0x88,
+        '‰' => 0x89,
+        'Š' => 0x8A,
+        '‹' => 0x8B,
+        'Œ' => 0x8C,
+        'Ž' => 0x8E,
+        '‘' => 0x91,
+        '’' => 0x92,
+        '“' => 0x93,
+        '”' => 0x94,
+        '•' => 0x95,
+        '–' => 0x96,
+        '—' => 0x97,
+        '˜' => 0x98,
+        '™' => 0x99,
+        'š' => 0x9A,
+        '›' => 0x9B,
+        'œ' => 0x9C,
+        'ž' => 0x9E,
+        'Ÿ' => 0x9F,
+        _ => return None,
+    };
+    Some(b)
+}
+
+/// Whether a page (its HTML, decoded) shows text encoded in UTF-8 twice for certain, so that
+/// [`mend_double_utf8`] should read its text again: it holds a C1 control character (U+0080 to
+/// U+009F, which no text shows and which Latin-1 gives for most punctuation), or `â€` followed
+/// by a character that stands for a continuation byte (how windows-1252 reads the UTF-8 of
+/// `’ “ ” – — …`), as characters or as the character references `&acirc;&euro;` (a site that
+/// writes every letter beyond ASCII as a reference).
+pub fn double_encoded(html: &str) -> bool {
+    // U+0080 to U+009F are 0xC2 0x80 to 0xC2 0x9F in UTF-8.
+    let bytes = html.as_bytes();
+    let c1 = |i: usize| bytes.get(i + 1).is_some_and(|b| (0x80..0xA0).contains(b));
+    if memchr::memchr_iter(0xC2, bytes).any(c1) {
+        return true;
+    }
+    let continuation = |at: usize| {
+        html[at + "â€".len()..]
+            .chars()
+            .next()
+            .and_then(cp1252_byte)
+            .is_some_and(|b| b < 0xC0)
+    };
+    memchr::memmem::find_iter(bytes, "â€".as_bytes()).any(continuation)
+        || memchr::memmem::find(bytes, b"&acirc;&euro;").is_some()
+}
+
+/// One pass of [`mend_double_utf8`] over a page that needs it.
+fn mend_once(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    // The current run of characters from U+0080 to U+00FF, as Latin-1 bytes.
+    // The current run: its characters' bytes, and the text it was read from.
     let mut run: Vec<u8> = Vec::new();
-    let flush = |run: &mut Vec<u8>, out: &mut String| {
-        match std::str::from_utf8(run) {
-            Ok(text) => out.push_str(text),
-            Err(_) if run.iter().any(|b| (0x80..0xA0).contains(b)) => {
-                for chunk in run.utf8_chunks() {
-                    out.push_str(chunk.valid());
-                    out.extend(chunk.invalid().iter().map(|&b| char::from(b)));
-                }
+    let mut run_start = 0;
+    let flush = |run: &mut Vec<u8>, source: &str, out: &mut String| {
+        let mut chars = source.chars();
+        for chunk in run.utf8_chunks() {
+            out.push_str(chunk.valid());
+            // Each byte of the run stands for one character of its source.
+            for _ in 0..chunk.valid().len() {
+                chars.next();
             }
-            Err(_) => out.extend(run.iter().map(|&b| char::from(b))),
+            out.extend(chars.by_ref().take(chunk.invalid().len()));
         }
         run.clear();
     };
-    // Those characters are 0xC2 or 0xC3 and one more byte; the text between runs is copied
-    // as it is. `text[copied..]` is still to be copied.
-    let mut copied = 0;
-    for at in memchr::memchr2_iter(0xC2, 0xC3, bytes) {
-        if at > copied {
-            flush(&mut run, &mut out);
-            out.push_str(&text[copied..at]);
+    for (at, c) in text.char_indices() {
+        match cp1252_byte(c) {
+            Some(b) => {
+                if run.is_empty() {
+                    run_start = at;
+                }
+                run.push(b);
+            }
+            None => {
+                if !run.is_empty() {
+                    flush(&mut run, &text[run_start..at], &mut out);
+                }
+                out.push(c);
+            }
         }
-        // Both bytes are lead bytes, never continuation bytes, and valid UTF-8 has the
-        // continuation byte after them.
-        run.push(((bytes[at] & 0x03) << 6) | (bytes[at + 1] & 0x3F));
-        copied = at + 2;
     }
-    flush(&mut run, &mut out);
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
+    if !run.is_empty() {
+        flush(&mut run, &text[run_start..], &mut out);
+    }
+    out
 }
 
 /// An XML document that is not XHTML (a feed, a sitemap, an SVG image): what it is, from its
@@ -416,34 +494,61 @@ mod tests {
         assert!(decode(b"Plain text, no markup.").is_ok());
     }
 
+    /// `s`'s UTF-8 bytes read as Latin-1.
+    fn as_latin1(s: &str) -> String {
+        s.bytes().map(char::from).collect()
+    }
+
+    /// `s`'s UTF-8 bytes read as windows-1252.
+    fn as_cp1252(s: &str) -> String {
+        encoding_rs::WINDOWS_1252
+            .decode_without_bom_handling(s.as_bytes())
+            .0
+            .into_owned()
+    }
+
     #[test]
     fn text_encoded_in_utf8_twice_is_mended() {
-        let twice = |s: &str| -> String { s.bytes().map(char::from).collect() };
-        let page = format!(
-            "<meta charset=utf-8><p>It {} be {} €5; caf\u{e9} \u{c3}\u{a9} \u{a0}{}</p>",
-            twice("doesn’t"),
-            twice("“naïve”"),
-            twice("—")
+        let text = format!(
+            "It {} be {} €5; caf\u{e9} \u{c3}\u{a9} \u{a0}{}",
+            as_latin1("doesn’t"),
+            as_latin1("“naïve”"),
+            as_latin1("—")
         );
-        assert!(page.contains("doesnâ\u{80}\u{99}t"));
-        let d = decode(page.as_bytes()).unwrap();
+        assert!(text.contains("doesnâ\u{80}\u{99}t"));
+        assert!(double_encoded(&text));
         assert_eq!(
-            d.text, "<meta charset=utf-8><p>It doesn’t be “naïve” €5; caf\u{e9} \u{e9} \u{a0}—</p>",
+            mend_double_utf8(&text),
+            "It doesn’t be “naïve” €5; caf\u{e9} \u{e9} \u{a0}—",
             "runs that are UTF-8 are mended, others (é, a space) left alone"
         );
         // Parts of a run that are no UTF-8 keep their characters.
-        let odd = "<p>x\u{e9}\u{80}y \u{c2}\u{85}z \u{e9}\u{e9}</p>";
+        let odd = "x\u{e9}\u{80}y \u{c2}\u{85}z \u{e9}\u{e9} ’";
         assert_eq!(
-            decode(odd.as_bytes()).unwrap().text,
-            "<p>x\u{e9}\u{80}y \u{85}z \u{e9}\u{e9}</p>"
+            mend_double_utf8(odd),
+            "x\u{e9}\u{80}y \u{85}z \u{e9}\u{e9} ’"
         );
-        // Without a C1 control, nothing is read again: `Ã©` may be meant.
-        for plain in ["<p>doesn’t</p>", "<p>\u{c3}\u{a9}</p>"] {
-            assert!(matches!(
-                decode(plain.as_bytes()).unwrap().text,
-                Cow::Borrowed(_)
-            ));
+        // Read as windows-1252 on its way: ’ is `â€™`, its bytes E2 80 99.
+        let cp = as_cp1252("It isn’t “naïve” – or “naïve”… Œuvre ½");
+        assert_eq!(
+            cp,
+            "It isnâ€™t â€œnaÃ¯veâ€\u{9d} â€“ or â€œnaÃ¯veâ€\u{9d}â€¦ Å’uvre Â½"
+        );
+        assert!(double_encoded(&cp));
+        assert_eq!(
+            mend_double_utf8(&cp),
+            "It isn’t “naïve” – or “naïve”… Œuvre ½"
+        );
+        // Three times over: two passes.
+        let thrice = as_cp1252(&as_cp1252("don’t"));
+        assert_eq!(mend_double_utf8(&thrice), "don’t");
+        // Unmistakable only with a C1 control, `â€` before a continuation byte, or its
+        // character references: `Ã©` or a bare `â€` may be meant.
+        for plain in ["doesn’t", "\u{c3}\u{a9}", "â€ and â€A", "&acirc; &euro;"] {
+            assert!(!double_encoded(plain), "{plain}");
         }
+        assert!(double_encoded("isn&acirc;&euro;&trade;t"));
+        assert!(matches!(mend_double_utf8("plain ascii"), Cow::Borrowed(_)));
     }
 
     #[test]
