@@ -170,13 +170,15 @@ pub struct Page {
     pub blocks: Vec<Block>,
     /// The elements in document order; blocks point into it.
     pub elements: Vec<Element>,
-    /// What the markup says about numbering list items and placing table cells, for the
-    /// elements that say anything (an `<ol start>`, an `<li value>`, a cell's `colspan` or
-    /// `rowspan`), by element index in document order. [`Page::roles`] reads it.
+    /// What the markup says about numbering list items, placing table cells and laying images
+    /// out inside lines, for the elements that say anything (an `<ol start>`, an `<li value>`,
+    /// a cell's `colspan` or `rowspan`, a small `<img>`), by element index in document order.
+    /// [`Page::roles`] reads it.
     pub layout: Vec<(u32, Layout)>,
 }
 
-/// Numbering and spans that an element's attributes give it ([`Page::layout`]).
+/// Numbering, spans and inline images that an element's attributes give it
+/// ([`Page::layout`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// The number of an `<ol>`'s first item (`start`).
@@ -191,7 +193,68 @@ pub enum Layout {
         /// Rows the cell takes; 0 for all the rows left.
         rows: u32,
     },
+    /// An image that the markup lays out inside a line of text ([`image_is_inline`]).
+    InlineImage,
 }
+
+/// Whether an `<img>` sits inside a line of text, as a browser lays out an image unless a
+/// style sheet says otherwise: when its class names an emoji or a smiley, or when it is at
+/// most [`LINE_HEIGHT_PX`] pixels high (`height`, or a `height` or `max-height` in its
+/// `style`, in pixels or in up to 2 `em`). Style sheets, which textsift does not read, often
+/// lay larger images out as blocks (a product tile's picture, a logo above a quote).
+fn image_is_inline(attrs: &[Attribute]) -> bool {
+    let value = |name: LocalName| {
+        attrs
+            .iter()
+            .find(|a| a.name.local == name)
+            .map(|a| &*a.value)
+    };
+    let small_px = |px: f32| px > 0.0 && px <= LINE_HEIGHT_PX;
+    if let Some(class) = value(local_name!("class")) {
+        let names = |w: &[u8]| {
+            class
+                .as_bytes()
+                .windows(w.len())
+                .any(|c| c.eq_ignore_ascii_case(w))
+        };
+        if names(b"emoji") || names(b"smil") || names(b"emoticon") {
+            return true;
+        }
+    }
+    if value(local_name!("height"))
+        .and_then(html_integer)
+        .is_some_and(|h| small_px(h as f32))
+    {
+        return true;
+    }
+    value(local_name!("style")).is_some_and(|style| {
+        style.split(';').any(|declaration| {
+            let Some((name, v)) = declaration.split_once(':') else {
+                return false;
+            };
+            let name = name.trim();
+            if !(name.eq_ignore_ascii_case("height") || name.eq_ignore_ascii_case("max-height")) {
+                return false;
+            }
+            let v = v.trim().to_ascii_lowercase();
+            let digits = v
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(v.len());
+            let Ok(n) = v[..digits].parse::<f32>() else {
+                return false;
+            };
+            match v[digits..].trim() {
+                "px" => small_px(n),
+                "em" | "rem" => n > 0.0 && n <= 2.0,
+                _ => false,
+            }
+        })
+    })
+}
+
+/// The height in pixels up to which an image is taken as part of a line of text: an emoji or
+/// an icon beside a word, not a picture.
+const LINE_HEIGHT_PX: f32 = 32.0;
 
 /// An integer attribute as HTML reads one: leading whitespace, a sign, digits, whatever
 /// follows ignored; `None` without digits. Saturates far beyond any list or table.
@@ -212,7 +275,8 @@ fn html_integer(value: &str) -> Option<i64> {
     any.then_some(if negative { -n } else { n })
 }
 
-/// The numbering or spans an element's attributes give it, for the elements they apply to.
+/// The numbering, spans or inline layout an element's attributes give it, for the elements they
+/// apply to.
 fn layout_of(tag: &str, attrs: &[Attribute]) -> Option<Layout> {
     let number = |name: LocalName| {
         attrs
@@ -222,6 +286,7 @@ fn layout_of(tag: &str, attrs: &[Attribute]) -> Option<Layout> {
     };
     match tag {
         "ol" => number(local_name!("start")).map(Layout::Start),
+        "img" => image_is_inline(attrs).then_some(Layout::InlineImage),
         "li" => number(local_name!("value")).map(Layout::Value),
         "td" | "th" => {
             // Out-of-range values are clamped as browsers clamp them; a colspan of 0 is 1.
@@ -283,20 +348,29 @@ impl Page {
         let mut spanned: (u32, Vec<u32>) = (NONE, Vec::new());
         // For every block in the same element as the block above (the others are no lines),
         // what breaks it from that block: the `<br>`s before its text (an element opened
-        // between two blocks has the later one as its first block), and whether another
-        // block-level element came between.
-        let mut breaks: Vec<Option<(u8, bool)>> = (0..self.blocks.len())
+        // between two blocks has the later one as its first block), whether an image or a
+        // form field came between, and whether another block-level element did.
+        let mut breaks: Vec<Option<Between>> = (0..self.blocks.len())
             .map(|j| {
                 (j > 0 && self.blocks[j - 1].element == self.blocks[j].element)
-                    .then_some((0, false))
+                    .then_some(Between::default())
             })
             .collect();
         for (i, e) in self.elements.iter().enumerate() {
+            let own = match layout.peek() {
+                Some(&&(at, l)) if at as usize == i => {
+                    layout.next();
+                    Some(l)
+                }
+                _ => None,
+            };
             if let Some(Some(b)) = breaks.get_mut(e.first_block as usize) {
-                if e.tag == "br" {
-                    b.0 = b.0.saturating_add(1);
-                } else if kind_of(&e.tag) == Kind::Block {
-                    b.1 = true;
+                match &*e.tag {
+                    "br" => b.brs = b.brs.saturating_add(1),
+                    "img" if own == Some(Layout::InlineImage) => b.replaced = true,
+                    "input" => b.replaced = true,
+                    tag if kind_of(tag) == Kind::Block => b.blocks = true,
+                    _ => {}
                 }
             }
             lists[i] = e.parent.map_or(0, |p| lists[p as usize])
@@ -309,13 +383,6 @@ impl Page {
                 i as u32
             } else {
                 inherited
-            };
-            let own = match layout.peek() {
-                Some(&&(at, l)) if at as usize == i => {
-                    layout.next();
-                    Some(l)
-                }
-                _ => None,
             };
             match (&*e.tag, e.parent) {
                 // An `<ol>` counts the number of its next item, from its `start`.
@@ -377,20 +444,30 @@ impl Page {
                 _ => {}
             }
         }
-        // The blocks after a single `<br>` from the block above, in the same element, both laid
-        // out as running text.
-        let lines: Vec<bool> = self
+        // How each block goes on from the block above, when both are in the same element and
+        // laid out as running text: on the next line after a single `<br>` (a heading stays
+        // one line per block), on the same line after only images or form fields.
+        let joins: Vec<Join> = self
             .blocks
             .iter()
             .map(|b| {
+                let Some(between) = breaks[b.index] else {
+                    return Join::Paragraph;
+                };
                 let tag = &*self.elements[b.element as usize].tag;
-                breaks[b.index] == Some((1, false))
-                    && b.preformatted.is_none()
-                    && self.blocks[b.index - 1].preformatted.is_none()
-                    && !matches!(
-                        tag,
-                        "pre" | "listing" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
-                    )
+                if b.preformatted.is_some()
+                    || self.blocks[b.index - 1].preformatted.is_some()
+                    || matches!(tag, "pre" | "listing")
+                    || between.blocks
+                {
+                    return Join::Paragraph;
+                }
+                let heading = matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+                match between.brs {
+                    0 if between.replaced => Join::SameLine,
+                    1 if !heading => Join::Line,
+                    _ => Join::Paragraph,
+                }
             })
             .collect();
         // The items that have had a block marked as the item: their later blocks are more of
@@ -403,11 +480,11 @@ impl Page {
                 let el = b.element as usize;
                 let e = &self.elements[el];
                 let table = table_of[el];
-                let line = lines[b.index];
+                let join = joins[b.index];
                 let mut item = |li: usize| {
                     let depth = lists[li].max(1);
                     if std::mem::replace(&mut started[li], true) {
-                        return Role::ItemParagraph { depth, line };
+                        return Role::ItemParagraph { depth, join };
                     }
                     Role::Item {
                         number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
@@ -441,15 +518,43 @@ impl Page {
                 }
             }
         }
-        // A text block after a single `<br>` is a line; so is one in a cell of a table that
-        // is laid out as text.
-        for (r, &line) in roles.iter_mut().zip(&lines) {
-            if *r == Role::Text && line {
-                *r = Role::Line;
+        // A text block after a single `<br>` is a line, one after an image goes on the line
+        // above; so is one in a cell of a table that is laid out as text.
+        for (r, &join) in roles.iter_mut().zip(&joins) {
+            if *r == Role::Text {
+                match join {
+                    Join::Line => *r = Role::Line,
+                    Join::SameLine => *r = Role::SameLine,
+                    Join::Paragraph => {}
+                }
             }
         }
         roles
     }
+}
+
+/// What came between a block and the block above it in the same element ([`Page::roles`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Between {
+    /// `<br>`s.
+    brs: u8,
+    /// An image or a form field (`<img>`, `<input>`).
+    replaced: bool,
+    /// Another block-level element.
+    blocks: bool,
+}
+
+/// How a block goes on from the block above it in the same element, as a browser lays them
+/// out ([`Role::ItemParagraph`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Join {
+    /// As a paragraph of its own.
+    #[default]
+    Paragraph,
+    /// On the next line, after a single `<br>`.
+    Line,
+    /// On the same line, after only images or form fields.
+    SameLine,
 }
 
 /// Columns whose row spans [`Page::roles`] follows: a cell that spans rows beyond them is
@@ -477,13 +582,18 @@ pub enum Role {
     ItemParagraph {
         /// Lists around the item, as for [`Role::Item`].
         depth: u32,
-        /// It follows the block above after a single `<br>`, as a [`Role::Line`] does.
-        line: bool,
+        /// How it goes on from the block above: as a [`Role::Line`] or a [`Role::SameLine`]
+        /// does, or as a paragraph of its own.
+        join: Join,
     },
     /// A line of the paragraph above: text that follows the block above after a single
     /// `<br>` in the same element (`<p>Name<br>Street</p>`), outside headings, code and table
     /// cells. Two `<br>` in a row, or a block element between, start a new paragraph.
     Line,
+    /// More of the line above: text that follows the block above in the same element after
+    /// only images or form fields (`Click <img> to zoom`, `Qty <input> pcs`), which end a
+    /// block but which a browser lays out inside the line; outside code and table cells.
+    SameLine,
     /// Text of a cell of a simple table: a table whose every block is the text of one of its
     /// own cells (no paragraphs, lists or tables inside them). Rows and columns count from 0
     /// in document order.
@@ -824,6 +934,7 @@ pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
         | local_name!("style") => true,
         local_name!("start") => *tag == local_name!("ol"),
         local_name!("value") => *tag == local_name!("li"),
+        local_name!("height") => *tag == local_name!("img"),
         local_name!("colspan") | local_name!("rowspan") => {
             matches!(*tag, local_name!("td") | local_name!("th"))
         }
@@ -1769,7 +1880,7 @@ mod tests {
                     "more of four",
                     Role::ItemParagraph {
                         depth: 1,
-                        line: false
+                        join: Join::Paragraph
                     }
                 ),
                 ("term", item(None, 1)),
@@ -1807,7 +1918,7 @@ mod tests {
             row: 0,
             col,
         };
-        let more = |line| Role::ItemParagraph { depth: 1, line };
+        let more = |join| Role::ItemParagraph { depth: 1, join };
         assert_eq!(
             got,
             [
@@ -1831,8 +1942,8 @@ mod tests {
                         depth: 1
                     }
                 ),
-                ("y", more(true)),
-                ("z", more(false)),
+                ("y", more(Join::Line)),
+                ("z", more(Join::Paragraph)),
                 ("code", Role::Text),
                 ("more", Role::Text),
                 ("1", cell(0)),
@@ -1846,6 +1957,57 @@ mod tests {
                 // Text after a `<p>` in the same element, then a line of it.
                 ("second", Role::Text),
                 ("third", Role::Line),
+            ]
+        );
+    }
+
+    #[test]
+    fn roles_keep_text_after_a_small_image_or_a_field_on_its_line() {
+        let html = "<p>Great <img class='emoji' alt=':)'> thanks<img src=photo.jpg>Next\
+                    <img height=16>icon<img height=200>big<img style='max-height: 1.2em'>em\
+                    <img style='line-height:10px'>not a height</p>\
+                    <div>Qty <input name=q> pcs<br><img height=20>line\
+                    <br><img src=tile.jpg>new<br><img height=20><hr>after rule</div>\
+                    <ul><li>a <img class=Smiley> b</li></ul><h2>Part <img height=12> two</h2>\
+                    <pre>code <img height=12> more</pre>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let same = Role::SameLine;
+        assert_eq!(
+            texts_and_roles(&page),
+            [
+                ("Great", Role::Text),
+                ("thanks", same),
+                // An image of no given size may be a picture that a style sheet sets apart.
+                ("Next", Role::Text),
+                ("icon", same),
+                ("big", Role::Text),
+                ("em", same),
+                ("not a height", Role::Text),
+                ("Qty", Role::Text),
+                ("pcs", same),
+                // After a `<br>`, a small image stays in the next line.
+                ("line", Role::Line),
+                ("new", Role::Text),
+                ("after rule", Role::Text),
+                (
+                    "a",
+                    Role::Item {
+                        number: None,
+                        depth: 1
+                    }
+                ),
+                (
+                    "b",
+                    Role::ItemParagraph {
+                        depth: 1,
+                        join: Join::SameLine
+                    }
+                ),
+                ("Part", Role::Text),
+                // A heading is one line, an icon in it too.
+                ("two", same),
+                ("code", Role::Text),
+                ("more", Role::Text),
             ]
         );
     }

@@ -4,7 +4,7 @@
 //! A block record can be edited by hand (its `label`) and read back by training, so it also
 //! deserializes, checking feature names against the schema.
 
-use crate::blocks::Role;
+use crate::blocks::{Join, Role};
 use crate::extract::{ExtractedBlock, Extraction};
 use crate::features::{N_FEATURES, SCHEMA};
 use serde::de::{MapAccess, Visitor};
@@ -178,12 +178,12 @@ pub fn to_markdown(e: &Extraction) -> String {
             }
         };
         // More of a kept item: a line or a paragraph of its own at the item's text column.
-        if let Role::ItemParagraph { depth, line } = b.role {
+        if let Role::ItemParagraph { depth, join } = b.role {
             if let Some(column) = lists.paragraph(depth) {
-                let gap = if line && under {
-                    Gap::HardBreak
-                } else {
-                    Gap::Blank
+                let gap = match join {
+                    Join::SameLine if under => return (md_escape(&b.text, false), Gap::Space),
+                    Join::Line if under => Gap::HardBreak,
+                    _ => Gap::Blank,
                 };
                 return (format!("{}{}", " ".repeat(column), in_item(column)), gap);
             }
@@ -195,6 +195,13 @@ pub fn to_markdown(e: &Extraction) -> String {
             return (format!("{}{marker}{text}", " ".repeat(indent)), gap);
         }
         lists = Lists::default();
+        if b.role == Role::SameLine && under {
+            let text = match b.tag.as_str() {
+                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => heading_text(b.collapsed_text()),
+                _ => md_escape(&b.text, false),
+            };
+            return (text, Gap::Space);
+        }
         if b.role == Role::Line && under {
             let quote = if b.tag == "blockquote" { "> " } else { "" };
             return (
@@ -300,9 +307,23 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
         let item = matches!(role, Role::Item { .. });
         // More of the item above goes on the next line, as WCXB's gold texts give it.
         let more = after_item && matches!(role, Role::ItemParagraph { .. });
+        let same_line = matches!(
+            role,
+            Role::SameLine
+                | Role::ItemParagraph {
+                    join: Join::SameLine,
+                    ..
+                }
+        );
         let tight = (after_item && (item || more)) || (under && role == Role::Line);
         after_item = item || more;
-        let gap = if tight { Gap::Newline } else { Gap::Blank };
+        let gap = if under && same_line {
+            Gap::Space
+        } else if tight {
+            Gap::Newline
+        } else {
+            Gap::Blank
+        };
         match piece {
             Piece::Block(b) if item => (format!("- {}", b.text), gap),
             Piece::Block(b) => (b.text.clone(), gap),
@@ -505,6 +526,8 @@ enum Gap {
     Newline,
     /// A line break inside a Markdown paragraph: a backslash ends the line above.
     HardBreak,
+    /// A space: more of the line above.
+    Space,
 }
 
 /// The laid-out pieces, each as `render` gives it with the gap above it.
@@ -517,6 +540,7 @@ fn lay_out(pieces: Vec<Piece>, mut render: impl FnMut(&Piece) -> (String, Gap)) 
                 Gap::Blank => "\n\n",
                 Gap::Newline => "\n",
                 Gap::HardBreak => "\\\n",
+                Gap::Space => " ",
             });
         }
         out.push_str(&text);
@@ -701,6 +725,14 @@ mod tests {
         }
     }
 
+    /// [`block`] at a position of the page: whether a block follows the one above tells lines.
+    fn at(index: usize, text: &str, tag: &str, role: Role, kept: bool) -> ExtractedBlock {
+        ExtractedBlock {
+            index,
+            ..block(text, tag, role, kept)
+        }
+    }
+
     fn markdown(blocks: Vec<ExtractedBlock>) -> String {
         to_markdown(&Extraction {
             title: String::new(),
@@ -811,7 +843,10 @@ mod tests {
         let item =
             |text: &str, number, depth| block(text, "li", Role::Item { number, depth }, true);
         let more = |text: &str, depth, kept| {
-            let role = Role::ItemParagraph { depth, line: false };
+            let role = Role::ItemParagraph {
+                depth,
+                join: Join::Paragraph,
+            };
             block(text, "li", role, kept)
         };
         let blocks = vec![
@@ -844,11 +879,7 @@ mod tests {
 
     #[test]
     fn lines_after_a_single_br_stay_in_their_paragraph() {
-        let at = |index: usize, text: &str, tag: &str, role: Role, kept: bool| ExtractedBlock {
-            index,
-            ..block(text, tag, role, kept)
-        };
-        let more = |line| Role::ItemParagraph { depth: 1, line };
+        let more = |join| Role::ItemParagraph { depth: 1, join };
         let blocks = vec![
             at(0, "Acme", "p", Role::Text, true),
             at(1, "12 High Street", "p", Role::Line, true),
@@ -868,9 +899,9 @@ mod tests {
                 },
                 true,
             ),
-            at(8, "a, second line", "li", more(true), true),
-            at(9, "a, after a block", "li", more(false), true),
-            at(11, "a, after a dropped line", "li", more(true), true),
+            at(8, "a, second line", "li", more(Join::Line), true),
+            at(9, "a, after a block", "li", more(Join::Paragraph), true),
+            at(11, "a, after a dropped line", "li", more(Join::Line), true),
         ];
         assert_eq!(
             plain_text(&blocks),
@@ -881,6 +912,40 @@ mod tests {
             markdown(blocks),
             "Acme\\\n12 High Street\\\nSpringfield\n\n> said\\\n> \\- so\n\norphan\n\n\
              - a\\\n  a, second line\n\n  a, after a block\n\n  a, after a dropped line\n\n"
+        );
+    }
+
+    #[test]
+    fn text_after_a_small_image_stays_on_its_line() {
+        let item = Role::Item {
+            number: None,
+            depth: 1,
+        };
+        let more = Role::ItemParagraph {
+            depth: 1,
+            join: Join::SameLine,
+        };
+        let blocks = vec![
+            at(0, "Great post", "p", Role::Text, true),
+            at(1, "# thanks *all*", "p", Role::SameLine, true),
+            at(2, "Chapter", "h2", Role::Text, true),
+            at(3, "two #", "h2", Role::SameLine, true),
+            at(4, "dropped", "p", Role::Text, false),
+            // The text before it is not kept: a paragraph.
+            at(5, "alone", "p", Role::SameLine, true),
+            at(6, "Street", "p", Role::Line, true),
+            at(7, "and more", "p", Role::SameLine, true),
+            at(8, "a", "li", item, true),
+            at(9, "b", "li", more, true),
+        ];
+        assert_eq!(
+            plain_text(&blocks),
+            "Great post # thanks *all*\n\nChapter two #\n\nalone\nStreet and more\n\n- a b"
+        );
+        assert_eq!(
+            markdown(blocks),
+            "Great post # thanks \\*all\\*\n\n### Chapter two \\#\n\nalone\\\nStreet and more\n\n\
+             - a b\n\n"
         );
     }
 

@@ -427,12 +427,13 @@ fn attribute_kept(name: &[u8]) -> bool {
     }
 }
 
-/// Whether [`slim`] keeps an attribute that numbers a list's items or places a table's cells,
-/// on the elements where it does (`value` is on every form field too).
+/// Whether [`slim`] keeps an attribute that numbers a list's items, places a table's cells or
+/// sizes an image, on the elements where it does (`value` is on every form field too).
 fn layout_attribute_kept(tag: &[u8], name: &[u8]) -> bool {
     let is = |a: &[u8], b: &[u8]| a.eq_ignore_ascii_case(b);
     match name.len() {
         5 => (is(name, b"start") && is(tag, b"ol")) || (is(name, b"value") && is(tag, b"li")),
+        6 => is(name, b"height") && is(tag, b"img"),
         7 => (is(name, b"colspan") || is(name, b"rowspan")) && (is(tag, b"td") || is(tag, b"th")),
         _ => false,
     }
