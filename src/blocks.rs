@@ -193,7 +193,8 @@ pub enum Layout {
         /// Rows the cell takes; 0 for all the rows left.
         rows: u32,
     },
-    /// An image that the markup lays out inside a line of text ([`image_is_inline`]).
+    /// An image that the markup lays out inside a line of text: its class names an emoji or
+    /// a smiley, or it is at most 32 pixels high.
     InlineImage,
 }
 

@@ -117,7 +117,7 @@ fn finish<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
 /// more as UTF-8: each run of characters that stand for bytes 0x80 to 0xFF in windows-1252
 /// (Latin-1 for the five bytes that it leaves undefined) is taken as those bytes, and its parts
 /// that are valid UTF-8 are read as UTF-8; the other parts keep their characters. Text
-/// encoded three times over is mended by further passes, at most [`MEND_PASSES`] in all.
+/// encoded three times over is mended by further passes, at most three in all.
 ///
 /// Only for the text of a page that [`double_encoded`] finds: `Ã©` may be meant.
 pub fn mend_double_utf8(text: &str) -> Cow<'_, str> {
