@@ -244,7 +244,9 @@ fn image_is_inline(attrs: &[Attribute]) -> bool {
             let Ok(n) = v[..digits].parse::<f32>() else {
                 return false;
             };
-            match v[digits..].trim() {
+            // `20px !important`: the unit ends at a space or the `!`.
+            let unit = v[digits..].split([' ', '\t', '!']).next().unwrap_or("");
+            match unit {
                 "px" => small_px(n),
                 "em" | "rem" => n > 0.0 && n <= 2.0,
                 _ => false,
@@ -1965,7 +1967,7 @@ mod tests {
     #[test]
     fn roles_keep_text_after_a_small_image_or_a_field_on_its_line() {
         let html = "<p>Great <img class='emoji' alt=':)'> thanks<img src=photo.jpg>Next\
-                    <img height=16>icon<img height=200>big<img style='max-height: 1.2em'>em\
+                    <img height=16>icon<img height=200>big<img style='max-height: 1.2em !important'>em\
                     <img style='line-height:10px'>not a height</p>\
                     <div>Qty <input name=q> pcs<br><img height=20>line\
                     <br><img src=tile.jpg>new<br><img height=20><hr>after rule</div>\

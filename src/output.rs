@@ -144,9 +144,9 @@ pub fn to_text(e: &Extraction) -> String {
 
 /// The kept blocks as Markdown: headings, list items (numbered as the page numbers them,
 /// nested in the kept items of the lists around them, their later paragraphs inside them),
-/// a line after a single `<br>` after a hard line break, quotes, code fenced, simple tables
-/// as tables, and every other character that Markdown would read as markup escaped, so that
-/// the text renders as the page showed it.
+/// a line after a single `<br>` after a hard line break, text after a small image on its line,
+/// quotes, code fenced, simple tables as tables, and every other character that Markdown would
+/// read as markup escaped, so that the text renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
     let mut out = String::new();
     if !e.title.is_empty() {
@@ -291,8 +291,9 @@ impl Lists {
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
 /// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
 /// on lines of their own after `- ` (an item's later paragraphs on the lines below it), a
-/// line after a single `<br>` below the line above it ([`Role::Line`]), and the rows of a
-/// simple table on lines of their own, their cells separated by tabs.
+/// line after a single `<br>` below the line above it ([`Role::Line`]), text after a small
+/// image or a form field on its line ([`Role::SameLine`]), and the rows of a simple table on
+/// lines of their own, their cells separated by tabs.
 pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
     let mut after_item = false;
     let mut follows = Follows::default();
