@@ -204,12 +204,7 @@ pub enum Layout {
 /// `style`, in pixels or in up to 2 `em`). Style sheets, which textsift does not read, often
 /// lay larger images out as blocks (a product tile's picture, a logo above a quote).
 fn image_is_inline(attrs: &[Attribute]) -> bool {
-    let value = |name: LocalName| {
-        attrs
-            .iter()
-            .find(|a| a.name.local == name)
-            .map(|a| &*a.value)
-    };
+    let value = |name| attribute(attrs, name);
     let small_px = |px: f32| px > 0.0 && px <= LINE_HEIGHT_PX;
     if let Some(class) = value(local_name!("class")) {
         let names = |w: &[u8]| {
@@ -259,6 +254,14 @@ fn image_is_inline(attrs: &[Attribute]) -> bool {
 /// an icon beside a word, not a picture.
 const LINE_HEIGHT_PX: f32 = 32.0;
 
+/// The value of an element's attribute.
+fn attribute(attrs: &[Attribute], name: LocalName) -> Option<&str> {
+    attrs
+        .iter()
+        .find(|a| a.name.local == name)
+        .map(|a| &*a.value)
+}
+
 /// An integer attribute as HTML reads one: leading whitespace, a sign, digits, whatever
 /// follows ignored; `None` without digits. Saturates far beyond any list or table.
 fn html_integer(value: &str) -> Option<i64> {
@@ -281,12 +284,7 @@ fn html_integer(value: &str) -> Option<i64> {
 /// The numbering, spans or inline layout an element's attributes give it, for the elements they
 /// apply to.
 fn layout_of(tag: &str, attrs: &[Attribute]) -> Option<Layout> {
-    let number = |name: LocalName| {
-        attrs
-            .iter()
-            .find(|a| a.name.local == name)
-            .and_then(|a| html_integer(&a.value))
-    };
+    let number = |name| attribute(attrs, name).and_then(html_integer);
     match tag {
         "ol" => number(local_name!("start")).map(Layout::Start),
         "img" => image_is_inline(attrs).then_some(Layout::InlineImage),

@@ -123,14 +123,10 @@ fn finish<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
 pub fn mend_double_utf8(text: &str) -> Cow<'_, str> {
     let mut text = Cow::Borrowed(text);
     for _ in 0..MEND_PASSES {
-        if text.is_ascii() {
-            break;
+        match mend_once(&text) {
+            Some(mended) => text = Cow::Owned(mended),
+            None => break,
         }
-        let mended = mend_once(&text);
-        if mended == *text {
-            break;
-        }
-        text = Cow::Owned(mended);
     }
     text
 }
@@ -139,41 +135,26 @@ pub fn mend_double_utf8(text: &str) -> Cow<'_, str> {
 /// page that only seems encoded many times from costing more.
 const MEND_PASSES: usize = 3;
 
-/// The windows-1252 byte of a character, for bytes 0x80 to 0xFF (the five that windows-1252
-/// leaves undefined decode as their C1 controls, as the WHATWG decoder has them).
+/// The windows-1252 byte of a character, for bytes 0x80 to 0xFF: a character from U+0080 to
+/// U+00FF stands for its own byte (as Latin-1 reads it), the others as `encoding_rs`'s
+/// windows-1252 decoder gives bytes 0x80 to 0x9F.
 fn cp1252_byte(c: char) -> Option<u8> {
-    let b = match c {
-        '\u{80}'..='\u{ff}' => c as u8,
-        '€' => 0x80,
-        '‚' => 0x82,
-        'ƒ' => 0x83,
-        '„' => 0x84,
-        '…' => 0x85,
-        '†' => 0x86,
-        '‡' => 0x87,
-        'ˆ' => 0x88,
-        '‰' => 0x89,
-        'Š' => 0x8A,
-        '‹' => 0x8B,
-        'Œ' => 0x8C,
-        'Ž' => 0x8E,
-        '‘' => 0x91,
-        '’' => 0x92,
-        '“' => 0x93,
-        '”' => 0x94,
-        '•' => 0x95,
-        '–' => 0x96,
-        '—' => 0x97,
-        '˜' => 0x98,
-        '™' => 0x99,
-        'š' => 0x9A,
-        '›' => 0x9B,
-        'œ' => 0x9C,
-        'ž' => 0x9E,
-        'Ÿ' => 0x9F,
-        _ => return None,
-    };
-    Some(b)
+    if ('\u{80}'..='\u{ff}').contains(&c) {
+        return Some(c as u8);
+    }
+    // The characters that windows-1252 gives bytes 0x80 to 0x9F, sorted, with their bytes.
+    static SPECIALS: OnceLock<Vec<(char, u8)>> = OnceLock::new();
+    let specials = SPECIALS.get_or_init(|| {
+        let bytes: Vec<u8> = (0x80..0xA0).collect();
+        let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&bytes);
+        let mut specials: Vec<(char, u8)> = text.chars().zip(0x80..).collect();
+        specials.sort_unstable();
+        specials
+    });
+    specials
+        .binary_search_by_key(&c, |&(c, _)| c)
+        .ok()
+        .map(|i| specials[i].1)
 }
 
 /// Whether a page (its HTML, decoded) shows text encoded in UTF-8 twice for certain, so that
@@ -200,19 +181,25 @@ pub fn double_encoded(html: &str) -> bool {
         || memchr::memmem::find(bytes, b"&acirc;&euro;").is_some()
 }
 
-/// One pass of [`mend_double_utf8`] over a page that needs it.
-fn mend_once(text: &str) -> String {
+/// One pass of [`mend_double_utf8`]; `None` when it finds nothing to mend.
+fn mend_once(text: &str) -> Option<String> {
+    if text.is_ascii() {
+        return None;
+    }
     let mut out = String::with_capacity(text.len());
-    // The current run: its characters' bytes, and the text it was read from.
+    let mut mended = false;
+    // The current run: its characters' bytes, and where it starts in `text`.
     let mut run: Vec<u8> = Vec::new();
     let mut run_start = 0;
-    let flush = |run: &mut Vec<u8>, source: &str, out: &mut String| {
+    let mut flush = |run: &mut Vec<u8>, source: &str, out: &mut String| {
         let mut chars = source.chars();
         for chunk in run.utf8_chunks() {
-            out.push_str(chunk.valid());
             // Each byte of the run stands for one character of its source.
-            for _ in 0..chunk.valid().len() {
-                chars.next();
+            let valid = chunk.valid().len();
+            if valid > 0 {
+                mended = true;
+                out.push_str(chunk.valid());
+                chars.nth(valid - 1);
             }
             out.extend(chars.by_ref().take(chunk.invalid().len()));
         }
@@ -237,7 +224,7 @@ fn mend_once(text: &str) -> String {
     if !run.is_empty() {
         flush(&mut run, &text[run_start..], &mut out);
     }
-    out
+    mended.then_some(out)
 }
 
 /// An XML document that is not XHTML (a feed, a sitemap, an SVG image): what it is, from its
@@ -539,6 +526,16 @@ mod tests {
             mend_double_utf8(&cp),
             "It isn’t “naïve” – or “naïve”… Œuvre ½"
         );
+        // Every windows-1252 character stands for its byte.
+        for b in 0x80..=0xFFu8 {
+            let byte = [b];
+            let (decoded, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&byte);
+            let c = decoded.chars().next().unwrap();
+            assert_eq!(cp1252_byte(c), Some(b), "{b:#x}");
+        }
+        assert_eq!(cp1252_byte('a'), None);
+        assert_eq!(cp1252_byte('ä'), Some(0xE4));
+        assert_eq!(cp1252_byte('→'), None);
         // Three times over: two passes.
         let thrice = as_cp1252(&as_cp1252("don’t"));
         assert_eq!(mend_double_utf8(&thrice), "don’t");
