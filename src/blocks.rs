@@ -1702,6 +1702,9 @@ mod tests {
         assert_eq!(&p.blocks[0].text[from as usize..to as usize], "naïve");
         // The same characters as written: mended, a bare `Ã©` too.
         assert_eq!(texts("<p>isnâ€™t \u{c3}\u{a9}</p>"), ["isn’t é"]);
+        // As numeric references, which the parser reads as windows-1252 in 128 to 159.
+        assert_eq!(texts("<p>isn&#226;&#128;&#153;t</p>"), ["isn’t"]);
+        assert_eq!(texts("<p>isn&#xe2;&#x20ac;&#x2122;t</p>"), ["isn’t"]);
         // A page that does not show it keeps its `Ã©`: it may be meant.
         assert_eq!(
             texts("<p>I saw \"\u{c3}\u{a4}\" instead of \"ä\"</p>"),

@@ -161,8 +161,8 @@ fn cp1252_byte(c: char) -> Option<u8> {
 /// [`mend_double_utf8`] should read its text again: it holds a C1 control character (U+0080 to
 /// U+009F, which no text shows and which Latin-1 gives for most punctuation), or `â€` followed
 /// by a character that stands for a continuation byte (how windows-1252 reads the UTF-8 of
-/// `’ “ ” – — …`), as characters or as the character references `&acirc;&euro;` (a site that
-/// writes every letter beyond ASCII as a reference).
+/// `’ “ ” – — …`), as characters or as character references (`&acirc;&euro;`, `&#226;&#8364;`,
+/// `&#xE2;&#x80;`…: a site that writes every letter beyond ASCII as a reference).
 pub fn double_encoded(html: &str) -> bool {
     // U+0080 to U+009F are 0xC2 0x80 to 0xC2 0x9F in UTF-8.
     let bytes = html.as_bytes();
@@ -178,7 +178,20 @@ pub fn double_encoded(html: &str) -> bool {
             .is_some_and(|b| b < 0xC0)
     };
     memchr::memmem::find_iter(bytes, "â€".as_bytes()).any(continuation)
-        || memchr::memmem::find(bytes, b"&acirc;&euro;").is_some()
+        || mojibake_reference_regex().is_match(bytes)
+}
+
+/// `â€` written as character references: `â` by name, decimal or hex, then `€` as a character
+/// or a reference, by its code point or by the windows-1252 byte 0x80 that the HTML parser
+/// also reads as `€`.
+fn mojibake_reference_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"&(?:acirc|#0*226|#[xX]0*[eE]2);(?:€|&(?:euro|#0*8364|#0*128|#[xX]0*20[aA][cC]|#[xX]0*80);)",
+        )
+        .expect("valid regex")
+    })
 }
 
 /// One pass of [`mend_double_utf8`]; `None` when it finds nothing to mend.
@@ -541,10 +554,27 @@ mod tests {
         assert_eq!(mend_double_utf8(&thrice), "don’t");
         // Unmistakable only with a C1 control, `â€` before a continuation byte, or its
         // character references: `Ã©` or a bare `â€` may be meant.
-        for plain in ["doesn’t", "\u{c3}\u{a9}", "â€ and â€A", "&acirc; &euro;"] {
+        for plain in [
+            "doesn’t",
+            "\u{c3}\u{a9}",
+            "â€ and â€A",
+            "&acirc; &euro;",
+            "&#226; &#8364;",
+            "&#226;&#8365;",
+            "&#2260;&#128;",
+        ] {
             assert!(!double_encoded(plain), "{plain}");
         }
-        assert!(double_encoded("isn&acirc;&euro;&trade;t"));
+        for marked in [
+            "isn&acirc;&euro;&trade;t",
+            "isn&#226;&#8364;&#8482;t",
+            "isn&#226;&#128;&#153;t",
+            "isn&#xE2;&#x80;&#x99;t",
+            "isn&#x0e2;&#x20AC;&#x2122;t",
+            "isn&acirc;€™t",
+        ] {
+            assert!(double_encoded(marked), "{marked}");
+        }
         assert!(matches!(mend_double_utf8("plain ascii"), Cow::Borrowed(_)));
     }
 
