@@ -1080,9 +1080,9 @@ pub(crate) mod tests {
             },
         )
         .unwrap();
-        let bytes = bincode::serde::encode_to_vec(&f, bincode::config::standard()).unwrap();
-        let (g, _): (Forest, usize) =
-            bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).unwrap();
+        // Through the model file's own framing, the one place that knows the encoding.
+        let bytes = crate::serial::encode(0, &(), &f).unwrap();
+        let ((), g): ((), Forest) = crate::serial::decode(&bytes, 0).unwrap();
         assert_eq!(
             f.predict_scores(&rows, 3).unwrap(),
             g.predict_scores(&rows, 3).unwrap()
