@@ -8,7 +8,7 @@ use textsift::model::Model;
 use textsift::serial::{FORMAT_VERSION, MAGIC};
 use textsift::{Error, Extractor};
 
-static SHIPPED: &[u8] = include_bytes!("../models/default.tsm");
+static SHIPPED: &[u8] = include_bytes!("../../models/default.tsm");
 
 fn refusal(bytes: &[u8]) -> String {
     match Model::from_bytes(bytes) {
