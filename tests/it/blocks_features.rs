@@ -7,7 +7,7 @@ use textsift::features::{schema_hash, FeatureMatrix, F, N_FEATURES, SCHEMA};
 use textsift::{analyze, Analysis, Error, SegmentLimits};
 
 /// The one-hot tag features.
-const TAGS: [F; 12] = [
+pub(crate) const TAGS: [F; 12] = [
     F::TagH1,
     F::TagH2,
     F::TagH3,

@@ -62,22 +62,14 @@ fn boilerpipe_features_of_a_small_page() {
     close(m, 2, F::PageWords, 16.0);
     close(m, 2, F::LinkDensityRel, 4.0 / 6.0 - 4.0 / 16.0);
     // Exactly one tag class per block.
-    let tags = [
-        F::TagH1,
-        F::TagH2,
-        F::TagH3,
-        F::TagH4to6,
-        F::TagP,
-        F::TagLi,
-        F::TagTd,
-        F::TagAOnly,
-        F::TagDiv,
-        F::TagPre,
-        F::TagBlockquote,
-        F::TagOther,
-    ];
     for row in 0..3 {
-        assert_eq!(tags.iter().map(|&t| m.get(row, t)).sum::<f32>(), 1.0);
+        assert_eq!(
+            crate::blocks_features::TAGS
+                .iter()
+                .map(|&t| m.get(row, t))
+                .sum::<f32>(),
+            1.0
+        );
     }
 }
 
