@@ -1212,9 +1212,7 @@ impl Segmenter {
         // The class is read closely only when its letters could name a hiding class, which
         // the vocabulary tells once per distinct class list.
         let attr_flags = if vocab & ctx::MAY_HIDE != 0
-            && attrs
-                .iter()
-                .any(|a| a.name.local == local_name!("class") && class_hides(&a.value))
+            && attribute(attrs, local_name!("class")).is_some_and(class_hides)
         {
             attr_flags | ctx::HIDDEN
         } else {

@@ -841,23 +841,10 @@ fn refused_inputs_are_typed_errors() {
     assert!(matches!(analyze(&nul, limits), Err(Error::NotHtml(_))));
 }
 
-/// Deterministic pseudo-random bytes (xorshift).
-fn noise(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 32) as u8
-        })
-        .collect()
-}
-
 #[test]
 fn random_bytes_never_panic() {
     for seed in 0..200u64 {
-        let bytes = noise(seed, (seed as usize * 37) % 3000 + 1);
+        let bytes = crate::noise(seed, (seed as usize * 37) % 3000 + 1);
         match analyze(&bytes, SegmentLimits::default()) {
             Ok(a) => {
                 assert_eq!(a.features.rows(), a.page.blocks.len());
@@ -872,7 +859,7 @@ fn random_bytes_never_panic() {
 #[test]
 fn random_binary_is_refused() {
     for seed in 1..=5u64 {
-        let bytes = noise(seed, 4096);
+        let bytes = crate::noise(seed, 4096);
         match analyze(&bytes, SegmentLimits::default()) {
             Err(Error::NotHtml(_)) => {}
             Err(e) => panic!("seed {seed}: {e}"),

@@ -48,21 +48,6 @@ fn all_text(e: &Extraction) -> String {
         .join("\n")
 }
 
-/// splitmix64 bytes: reproducible noise.
-fn noise(seed: u64, len: usize) -> Vec<u8> {
-    let mut s = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     e.write_all(data).unwrap();
@@ -401,7 +386,7 @@ fn legacy_encodings_are_not_taken_for_binary() {
 
 #[test]
 fn binary_files_given_as_html() {
-    let body = noise(7, 20_000);
+    let body = crate::noise(7, 20_000);
     for (magic, kind) in [
         (&b"\x89PNG\r\n\x1a\n"[..], "PNG"),
         (b"%PDF-1.7\n", "PDF"),
@@ -417,7 +402,7 @@ fn binary_files_given_as_html() {
     }
     for seed in 0..20 {
         for len in [16, 100, 1000, 50_000] {
-            let bytes = noise(seed, len);
+            let bytes = crate::noise(seed, len);
             match extract(&bytes) {
                 Err(Error::NotHtml(_)) => {}
                 Ok(_) if len < 1000 => {}

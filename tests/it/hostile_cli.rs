@@ -13,18 +13,6 @@ fn gzip(data: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-fn noise(len: usize) -> Vec<u8> {
-    let mut s = 0x1234_5678_u64;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
-}
-
 fn article(n: usize) -> String {
     format!(
         "<html><head><title>Story {n}</title></head><body><nav><a href=/>Home</a> \
@@ -130,15 +118,15 @@ fn hostile_set(dir: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     put("empty.html", b"", false);
     put(
         "image.png",
-        &[&b"\x89PNG\r\n\x1a\n"[..], &noise(50_000)].concat(),
+        &[&b"\x89PNG\r\n\x1a\n"[..], &crate::noise(1, 50_000)].concat(),
         false,
     );
     put(
         "document.pdf",
-        &[&b"%PDF-1.5\n"[..], &noise(50_000)].concat(),
+        &[&b"%PDF-1.5\n"[..], &crate::noise(1, 50_000)].concat(),
         false,
     );
-    put("random.bin", &noise(100_000), false);
+    put("random.bin", &crate::noise(2, 100_000), false);
     put(
         "comment-bomb.html",
         format!("<p>Before.</p><!--{}", "-".repeat(5_000_000)).as_bytes(),
