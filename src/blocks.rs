@@ -6,8 +6,10 @@
 //! A block is the run of text between two block boundaries. Inline elements (`a`, `b`, `span`…)
 //! do not break a block; block-level elements (`p`, `div`, `li`, `h1`…, `br`) do. Text inside
 //! `script`, `style`, `template`, `svg`, `math`, `iframe`, `object`, `embed`, `select`,
-//! `textarea` and `head` (except `title`) is skipped. The page is parsed as by a client without
-//! scripts, so `noscript` holds markup; its blocks are kept and flagged (see [`ctx::NOSCRIPT`]).
+//! `textarea` and `head` (except `title`) is skipped; a declarative shadow root
+//! (`<template shadowrootmode>`) is not, as it is read where a browser shows it, with the host's
+//! children in its slots. The page is parsed as by a client without scripts, so `noscript` holds
+//! markup; its blocks are kept and flagged (see [`ctx::NOSCRIPT`]).
 
 use crate::error::{Error, Result};
 use aho_corasick::{automaton::Automaton, dfa::DFA, Anchored, MatchKind};
@@ -923,7 +925,8 @@ fn vocab_flags(tokens: &str) -> u32 {
 }
 
 /// Whether segmentation reads an attribute of this name on an element of this tag
-/// ([`attribute_context`], [`layout_of`]): the parser keeps no other.
+/// ([`attribute_context`], [`layout_of`], and the parser's placing of a shadow root's slotted
+/// children): the parser keeps no other.
 pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
     match *local {
         local_name!("role")
@@ -933,6 +936,8 @@ pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
         | local_name!("hidden")
         | local_name!("aria-hidden")
         | local_name!("style") => true,
+        local_name!("slot") => true,
+        local_name!("name") => *tag == local_name!("slot"),
         local_name!("start") => *tag == local_name!("ol"),
         local_name!("value") => *tag == local_name!("li"),
         local_name!("height") => *tag == local_name!("img"),
@@ -1814,6 +1819,52 @@ mod tests {
         assert_eq!(page.title, "My Title");
         let t: Vec<_> = page.blocks.iter().map(|b| b.text.as_str()).collect();
         assert_eq!(t, ["Kept text"]);
+    }
+
+    #[test]
+    fn declarative_shadow_roots_are_read_where_a_browser_shows_them() {
+        // The root's content takes the host's place; the host's children go into the slots
+        // of their names, in place of the fallback; a child no slot takes is not shown.
+        let page = "<nav>Menu</nav><my-story><template shadowrootmode=open><style>p{}</style>\
+                    <h1><slot name=title>Untitled</slot></h1><div><slot></slot></div>\
+                    <p><slot name=gone>Fallback shown</slot></p><slot>second default</slot>\
+                    </template><span slot=title>Headline</span><p>First paragraph.</p>\
+                    loose text<span slot=nowhere>never shown</span></my-story><p>After</p>";
+        assert_eq!(
+            texts(page),
+            [
+                "Menu",
+                "Headline",
+                "First paragraph.",
+                "loose text",
+                "Fallback shown",
+                "second default",
+                "After"
+            ]
+        );
+        // A root without slots hides the host's children.
+        assert_eq!(
+            texts("<div><template shadowrootmode=closed><p>Shadow</p></template>light</div>"),
+            ["Shadow"]
+        );
+    }
+
+    #[test]
+    fn nested_and_refused_shadow_roots() {
+        // A host inside a root, and a host slotted into a root: each takes its own children.
+        let nested = "<x-outer><template shadowrootmode=open><p>outer <slot></slot></p>\
+                      <x-inner><template shadowrootmode=open><p>inner <slot></slot></p>\
+                      </template>in inner</x-inner></template>\
+                      <x-slotted><template shadowrootmode=open><b><slot></slot></b>!</template>\
+                      slotted</x-slotted></x-outer>";
+        assert_eq!(texts(nested), ["outer slotted!", "inner in inner"]);
+        // As in a browser, the second root of a host, a root on an element that cannot host
+        // one, and a template whose mode is not a mode stay templates, which are skipped.
+        let refused = "<div><template shadowrootmode=open><p>first</p><slot></slot></template>\
+                       <template shadowrootmode=open><p>second</p></template>light</div>\
+                       <ul><template shadowrootmode=open><li>in ul</li></template><li>li</li></ul>\
+                       <span><template shadowrootmode=wide>wide</template>span</span>";
+        assert_eq!(texts(refused), ["first", "light", "li", "span"]);
     }
 
     #[test]

@@ -8,6 +8,11 @@
 //!
 //! Comments and processing instructions are not kept.
 //!
+//! A declarative shadow root (`<template shadowrootmode=open>`, which servers emit for web
+//! components and browsers render in place of the host's children) is composed into the tree as
+//! a browser shows it ([`compose_shadow_roots`]): its content becomes the host's children, with
+//! the host's own children moved into the root's `<slot>`s.
+//!
 //! Before parsing, the page is slimmed ([`slim`]): the text of scripts and styles and the
 //! attributes that nothing reads (two thirds of the bytes of a typical page) are taken out, so
 //! that the tokenizer does not read them character by character; for the same reason, the
@@ -21,7 +26,7 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{local_name, ns, Attribute, LocalName, QualName};
 use kuchikiki::{Node, NodeData, NodeRef};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -71,6 +76,8 @@ fn build(html: &str, max_nodes: usize, short_names: bool) -> Result<(NodeRef, At
         attributes: RefCell::default(),
         elements: Cell::new(0),
         short_names,
+        shadow_roots: RefCell::default(),
+        shadow_hosts: RefCell::default(),
     };
     let mut opts = html5ever::ParseOpts::default();
     opts.tree_builder.scripting_enabled = false;
@@ -92,11 +99,9 @@ fn build(html: &str, max_nodes: usize, short_names: bool) -> Result<(NodeRef, At
     if made.get() > max_nodes {
         return Err(too_many(max_nodes));
     }
-    Ok((
-        sink.inner.document_node,
-        sink.attributes.into_inner(),
-        sink.elements.get(),
-    ))
+    let attributes = sink.attributes.into_inner();
+    compose_shadow_roots(&sink.shadow_roots.into_inner(), &attributes);
+    Ok((sink.inner.document_node, attributes, sink.elements.get()))
 }
 
 fn too_many(max_nodes: usize) -> Error {
@@ -116,6 +121,10 @@ struct Bounded {
     elements: Cell<usize>,
     /// Attributes have the short names of [`SHORT_NAMES`], to be given back.
     short_names: bool,
+    /// Declarative shadow roots, (host, template), in the order of their templates.
+    shadow_roots: RefCell<Vec<(NodeRef, NodeRef)>>,
+    /// The hosts of `shadow_roots`: an element has one shadow root at most.
+    shadow_hosts: RefCell<FxHashSet<*const Node>>,
 }
 
 impl Bounded {
@@ -345,6 +354,138 @@ impl TreeSink for Bounded {
     fn reparent_children(&self, node: &NodeRef, new_parent: &NodeRef) {
         self.inner.reparent_children(node, new_parent);
     }
+
+    fn allow_declarative_shadow_roots(&self, _intended_parent: &NodeRef) -> bool {
+        true
+    }
+
+    /// The root is kept for [`compose_shadow_roots`]; where a browser would refuse it (a second
+    /// root for one host, or a host that cannot have one), the tree builder inserts the
+    /// template as an ordinary one, which segmentation skips.
+    fn attach_declarative_shadow(
+        &self,
+        host: &NodeRef,
+        template: &NodeRef,
+        _attrs: &[Attribute],
+    ) -> bool {
+        if !host.as_element().is_some_and(|e| can_host_shadow(&e.name)) {
+            return false;
+        }
+        if !self.shadow_hosts.borrow_mut().insert(Rc::as_ptr(&host.0)) {
+            return false;
+        }
+        self.shadow_roots
+            .borrow_mut()
+            .push((host.clone(), template.clone()));
+        true
+    }
+}
+
+/// Whether an element may have a shadow root: a custom element or one of the elements the
+/// DOM standard lists (`attachShadow`).
+fn can_host_shadow(name: &QualName) -> bool {
+    if name.ns != ns!(html) {
+        return false;
+    }
+    let local: &str = &name.local;
+    if local.contains('-') {
+        // A valid custom element name, but for the reserved names SVG and MathML use.
+        return local.starts_with(|c: char| c.is_ascii_lowercase())
+            && !matches!(
+                local,
+                "annotation-xml"
+                    | "color-profile"
+                    | "font-face"
+                    | "font-face-src"
+                    | "font-face-uri"
+                    | "font-face-format"
+                    | "font-face-name"
+                    | "missing-glyph"
+            );
+    }
+    matches!(
+        local,
+        "article"
+            | "aside"
+            | "blockquote"
+            | "body"
+            | "div"
+            | "footer"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "header"
+            | "main"
+            | "nav"
+            | "p"
+            | "section"
+            | "span"
+    )
+}
+
+/// Composes each declarative shadow root into the tree as a browser renders it (the flat tree):
+/// the root's content replaces its host's children, and each of those children goes into the
+/// root's first `<slot>` of the name in its `slot` attribute (the `<slot>` without a name for
+/// text and for elements without one), in place of that slot's fallback content. Children that
+/// no slot takes are not shown, and are dropped.
+///
+/// Roots are composed in the order of their templates, outer roots first: a slot found in a
+/// root's content then belongs to that root, since the content of the roots inside it is still
+/// apart in their templates.
+fn compose_shadow_roots(roots: &[(NodeRef, NodeRef)], attributes: &Attributes) {
+    let value = |node: &NodeRef, name: LocalName| -> String {
+        attributes
+            .of(node)
+            .iter()
+            .find(|a| a.name.local == name)
+            .map_or_else(String::new, |a| a.value.to_string())
+    };
+    for (host, template) in roots {
+        let Some(content) = template
+            .as_element()
+            .and_then(|t| t.template_contents.clone())
+        else {
+            continue;
+        };
+        let mut slots: FxHashMap<String, (NodeRef, bool)> = FxHashMap::default();
+        for node in content.descendants() {
+            let is_slot = node
+                .as_element()
+                .is_some_and(|e| e.name.ns == ns!(html) && e.name.local == local_name!("slot"));
+            if is_slot {
+                slots
+                    .entry(value(&node, local_name!("name")))
+                    .or_insert((node, false));
+            }
+        }
+        let light: Vec<NodeRef> = host.children().collect();
+        for child in light {
+            let name = if child.as_element().is_some() {
+                value(&child, local_name!("slot"))
+            } else {
+                String::new()
+            };
+            match slots.get_mut(&name) {
+                Some((slot, assigned)) => {
+                    if !*assigned {
+                        // Assigned children replace the fallback content.
+                        *assigned = true;
+                        while let Some(fallback) = slot.first_child() {
+                            fallback.detach();
+                        }
+                    }
+                    slot.append(child);
+                }
+                None => child.detach(),
+            }
+        }
+        while let Some(node) = content.first_child() {
+            host.append(node);
+        }
+    }
 }
 
 /// Whether `node` is a `script` or `style` element, whose text segmentation never reads.
@@ -404,9 +545,10 @@ static TAG_BYTE: [u8; 256] = {
 /// Whether [`slim`] keeps an attribute of this name: the ones segmentation reads on any
 /// element ([`super::attribute_is_read`]; [`layout_attribute_kept`] for the others) and the
 /// few the tree builder reads (`type` of a hidden input in a table, `color`, `face` and `size`
-/// of a font that leaves SVG or MathML, `encoding` of an annotation-xml).
+/// of a font that leaves SVG or MathML, `encoding` of an annotation-xml, `shadowrootmode` of a
+/// template).
 fn attribute_kept(name: &[u8]) -> bool {
-    const KEPT: [u64; 11] = [
+    const KEPT: [u64; 12] = [
         letters_key(b"class"),
         letters_key(b"id"),
         letters_key(b"role"),
@@ -418,20 +560,23 @@ fn attribute_kept(name: &[u8]) -> bool {
         letters_key(b"face"),
         letters_key(b"size"),
         letters_key(b"encoding"),
+        letters_key(b"slot"),
     ];
     if name.len() <= 8 {
         // Keys of equal names but for case are equal, and no other byte gives a letter's key.
         KEPT.contains(&letters_key(name))
     } else {
-        name.eq_ignore_ascii_case(b"aria-hidden")
+        name.eq_ignore_ascii_case(b"aria-hidden") || name.eq_ignore_ascii_case(b"shadowrootmode")
     }
 }
 
 /// Whether [`slim`] keeps an attribute that numbers a list's items, places a table's cells or
-/// sizes an image, on the elements where it does (`value` is on every form field too).
+/// sizes an image, on the elements where it does (`value` is on every form field too); and the
+/// name of a shadow root's `<slot>` (`name` is on every form field and `<meta>` too).
 fn layout_attribute_kept(tag: &[u8], name: &[u8]) -> bool {
     let is = |a: &[u8], b: &[u8]| a.eq_ignore_ascii_case(b);
     match name.len() {
+        4 => is(name, b"name") && is(tag, b"slot"),
         5 => (is(name, b"start") && is(tag, b"ol")) || (is(name, b"value") && is(tag, b"li")),
         6 => is(name, b"height") && is(tag, b"img"),
         7 => (is(name, b"colspan") || is(name, b"rowspan")) && (is(tag, b"td") || is(tag, b"th")),
@@ -1154,6 +1299,13 @@ pub(crate) mod tests {
             "<annotation-xml encoding='text/html'>",
             "<annotation-xml>",
             "<mi>",
+            "<x-y>",
+            "<template shadowrootmode=open>",
+            "<TEMPLATE ShadowRootMode=closed>",
+            "</template>",
+            "<slot",
+            " name=a>",
+            " slot=a>",
         ];
         let mut state = seed;
         let mut next = move |n: usize| {
@@ -1332,6 +1484,24 @@ pub(crate) mod tests {
              <td>d</td></tr></table><div>"
         );
         same_tree(html);
+    }
+
+    #[test]
+    fn slimming_keeps_what_places_a_shadow_root() {
+        let html = "<x-a data-x=1><template ShadowRootMode=open title=t><SLOT Name=n id=s>\
+                    </SLOT></template><i slot=n name=m>a</i><input name=q></x-a>";
+        assert_eq!(
+            slim(html, MAX_ATTRIBUTES).html,
+            "<x-a><template ShadowRootMode=open><SLOT Name=n id=s></SLOT></template>\
+             <i slot=n>a</i><input></x-a>"
+        );
+        same_tree(html);
+        let (doc, attributes, _) = build(html, usize::MAX, false).unwrap();
+        assert_eq!(
+            dump(&doc, &attributes),
+            "<html><head></head><body><x-a><slot name=\"n\" id=\"s\"><i slot=\"n\">\"a\"</i>\
+             </slot></x-a></body></html>"
+        );
     }
 
     #[test]
