@@ -173,7 +173,8 @@ pub struct Page {
     /// The elements in document order; blocks point into it.
     pub elements: Vec<Element>,
     /// What the markup says about numbering list items, placing table cells and laying images
-    /// out inside lines, for the elements that say anything (an `<ol start>`, an `<li value>`,
+    /// out inside lines, for the elements that say anything (an `<ol start>` or
+    /// `<ol reversed>`, an `<li value>`,
     /// a cell's `colspan` or `rowspan`, a small `<img>`), by element index in document order.
     /// [`Page::roles`] reads it.
     pub layout: Vec<(u32, Layout)>,
@@ -185,6 +186,9 @@ pub struct Page {
 pub enum Layout {
     /// The number of an `<ol>`'s first item (`start`).
     Start(i64),
+    /// A `reversed` `<ol>`, whose items count down: from its `start` when it has one, or else
+    /// from its number of items.
+    Reversed(Option<i64>),
     /// An `<li>`'s own number (`value`); the items after it count on from it.
     Value(i64),
     /// A table cell's `colspan` (1 to 1,000) and `rowspan` (0, the rest of the table, to
@@ -288,7 +292,14 @@ fn html_integer(value: &str) -> Option<i64> {
 fn layout_of(tag: &str, attrs: &[Attribute]) -> Option<Layout> {
     let number = |name| attribute(attrs, name).and_then(html_integer);
     match tag {
-        "ol" => number(local_name!("start")).map(Layout::Start),
+        "ol" => {
+            let start = number(local_name!("start"));
+            if attribute(attrs, local_name!("reversed")).is_some() {
+                Some(Layout::Reversed(start))
+            } else {
+                start.map(Layout::Start)
+            }
+        }
         "img" => image_is_inline(attrs).then_some(Layout::InlineImage),
         "li" => number(local_name!("value")).map(Layout::Value),
         "td" | "th" => {
@@ -345,6 +356,25 @@ impl Page {
         let mut layout = self.layout.iter().peekable();
         // A list number as Markdown can write it: 0 to 9 digits.
         let number = |n: i64| n.clamp(0, 999_999_999) as u32;
+        // Reversed lists, in document order, and the number of items of each: without a
+        // `start`, the first item's number.
+        let reversed: Vec<u32> = self
+            .layout
+            .iter()
+            .filter(|(_, l)| matches!(l, Layout::Reversed(_)))
+            .map(|&(at, _)| at)
+            .collect();
+        let mut items_of: FxHashMap<u32, u32> = FxHashMap::default();
+        if !reversed.is_empty() {
+            for e in &self.elements {
+                if let Some(p) = e
+                    .parent
+                    .filter(|p| e.tag == "li" && reversed.binary_search(p).is_ok())
+                {
+                    *items_of.entry(p).or_default() += 1;
+                }
+            }
+        }
         // The table whose rows are being placed, and for each of its first columns, the last
         // row (counted from 1) that a cell above spans into it. Rows of another table start
         // again: a table among another's rows makes that one no simple table anyway.
@@ -391,7 +421,10 @@ impl Page {
                 // An `<ol>` counts the number of its next item, from its `start`.
                 ("ol", _) => {
                     counted[i] = match own {
-                        Some(Layout::Start(n)) => number(n),
+                        Some(Layout::Start(n) | Layout::Reversed(Some(n))) => number(n),
+                        Some(Layout::Reversed(None)) => {
+                            items_of.get(&(i as u32)).copied().unwrap_or(0)
+                        }
                         _ => 1,
                     }
                 }
@@ -402,7 +435,12 @@ impl Page {
                         _ => counted[ol],
                     };
                     position[i] = n;
-                    counted[ol] = number(i64::from(n) + 1);
+                    let step = if reversed.binary_search(&(ol as u32)).is_ok() {
+                        -1
+                    } else {
+                        1
+                    };
+                    counted[ol] = number(i64::from(n) + step);
                 }
                 ("tr", _) if table_of[i] != NONE => {
                     let t = table_of[i];
@@ -573,8 +611,9 @@ pub enum Role {
     Text,
     /// An item of a list (`li`, `dt`, `dd`, or the first paragraph of an `li`).
     Item {
-        /// Its number in its `<ol>`: the list's `start` (1 by default) for the first item,
-        /// counting up, or the item's own `value`; clamped to 0 to 999,999,999, the numbers
+        /// Its number in its `<ol>`: the list's `start` (1 by default, or the number of items
+        /// of a `reversed` list) for the first item, counting up (down in a `reversed` list),
+        /// or the item's own `value`; clamped to 0 to 999,999,999, the numbers
         /// Markdown can write. `None` in other lists.
         number: Option<u32>,
         /// Lists around it: 1 for an item of a list that no other list holds.
@@ -938,7 +977,7 @@ pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
         | local_name!("style") => true,
         local_name!("slot") => true,
         local_name!("name") => *tag == local_name!("slot"),
-        local_name!("start") => *tag == local_name!("ol"),
+        local_name!("start") | local_name!("reversed") => *tag == local_name!("ol"),
         local_name!("value") => *tag == local_name!("li"),
         local_name!("height") => *tag == local_name!("img"),
         local_name!("colspan") | local_name!("rowspan") => {
@@ -2071,6 +2110,9 @@ mod tests {
                     <ol start=-3><li>below zero</li></ol>\
                     <ol start=12345678901><li>too big</li><li>still too big</li></ol>\
                     <ol start=abc><li value=''>one</li></ol>\
+                    <ol reversed><li>three</li><li>two<ol><li>inner one</li></ol></li><li>one</li></ol>\
+                    <ol reversed start=5><li>five</li><li value=2>two</li><li>one</li><li>zero</li>\
+                    <li>not below zero</li></ol>\
                     <table><tr><td rowspan=2>a</td><td colspan=2>b</td><td>c</td></tr>\
                     <tr><td>d</td><td colspan=0>e</td><td rowspan=-1>f</td></tr>\
                     <tr><th rowspan=0 colspan=3>g</th><td>h</td></tr>\
@@ -2094,6 +2136,21 @@ mod tests {
                 ("too big", item(999_999_999)),
                 ("still too big", item(999_999_999)),
                 ("one", item(1)),
+                ("three", item(3)),
+                ("two", item(2)),
+                (
+                    "inner one",
+                    Role::Item {
+                        number: Some(1),
+                        depth: 2
+                    }
+                ),
+                ("one", item(1)),
+                ("five", item(5)),
+                ("two", item(2)),
+                ("one", item(1)),
+                ("zero", item(0)),
+                ("not below zero", item(0)),
                 ("a", cell(0, 0)),
                 ("b", cell(0, 1)),
                 ("c", cell(0, 3)),
@@ -2113,8 +2170,9 @@ mod tests {
         );
         assert_eq!(
             page.layout.len(),
-            8,
-            "the starts and values that parse, and the cells that span more than one: {:?}",
+            11,
+            "the starts, reversed lists and values that parse, and the cells that span more \
+             than one: {:?}",
             page.layout
         );
     }

@@ -580,6 +580,7 @@ fn layout_attribute_kept(tag: &[u8], name: &[u8]) -> bool {
         5 => (is(name, b"start") && is(tag, b"ol")) || (is(name, b"value") && is(tag, b"li")),
         6 => is(name, b"height") && is(tag, b"img"),
         7 => (is(name, b"colspan") || is(name, b"rowspan")) && (is(tag, b"td") || is(tag, b"th")),
+        8 => is(name, b"reversed") && is(tag, b"ol"),
         _ => false,
     }
 }
@@ -1474,12 +1475,12 @@ pub(crate) mod tests {
 
     #[test]
     fn slimming_keeps_list_numbers_and_cell_spans_where_they_apply() {
-        let html = "<OL Start=3><li VALUE=7>a<input value=x></li></OL><ul start=2><p value=1>\
+        let html = "<OL Start=3 Reversed><li VALUE=7>a<input value=x></li></OL><ul start=2 reversed><p value=1>\
                     <table><tr><TD colspan=2 rowspan=3>b</TD><th RowSpan=2>c</th>\
                     <td data-colspan=9>d</td></tr></table><div colspan=2>";
         assert_eq!(
             slim(html, MAX_ATTRIBUTES).html,
-            "<OL Start=3><li VALUE=7>a<input></li></OL><ul><p>\
+            "<OL Start=3 Reversed><li VALUE=7>a<input></li></OL><ul><p>\
              <table><tr><TD colspan=2 rowspan=3>b</TD><th RowSpan=2>c</th>\
              <td>d</td></tr></table><div>"
         );
