@@ -356,22 +356,18 @@ impl Page {
         let mut layout = self.layout.iter().peekable();
         // A list number as Markdown can write it: 0 to 9 digits.
         let number = |n: i64| n.clamp(0, 999_999_999) as u32;
-        // Reversed lists, in document order, and the number of items of each: without a
-        // `start`, the first item's number.
-        let reversed: Vec<u32> = self
+        // Reversed lists and their numbers of items (without a `start`, the first item's
+        // number), counted only on pages that have such a list.
+        let mut reversed: FxHashMap<u32, u32> = self
             .layout
             .iter()
             .filter(|(_, l)| matches!(l, Layout::Reversed(_)))
-            .map(|&(at, _)| at)
+            .map(|&(at, _)| (at, 0))
             .collect();
-        let mut items_of: FxHashMap<u32, u32> = FxHashMap::default();
         if !reversed.is_empty() {
-            for e in &self.elements {
-                if let Some(p) = e
-                    .parent
-                    .filter(|p| e.tag == "li" && reversed.binary_search(p).is_ok())
-                {
-                    *items_of.entry(p).or_default() += 1;
+            for e in self.elements.iter().filter(|e| e.tag == "li") {
+                if let Some(items) = e.parent.and_then(|p| reversed.get_mut(&p)) {
+                    *items += 1;
                 }
             }
         }
@@ -423,7 +419,7 @@ impl Page {
                     counted[i] = match own {
                         Some(Layout::Start(n) | Layout::Reversed(Some(n))) => number(n),
                         Some(Layout::Reversed(None)) => {
-                            items_of.get(&(i as u32)).copied().unwrap_or(0)
+                            reversed.get(&(i as u32)).copied().unwrap_or(0)
                         }
                         _ => 1,
                     }
@@ -435,7 +431,7 @@ impl Page {
                         _ => counted[ol],
                     };
                     position[i] = n;
-                    let step = if reversed.binary_search(&(ol as u32)).is_ok() {
+                    let step = if reversed.contains_key(&(ol as u32)) {
                         -1
                     } else {
                         1

@@ -436,13 +436,9 @@ fn can_host_shadow(name: &QualName) -> bool {
 /// root's content then belongs to that root, since the content of the roots inside it is still
 /// apart in their templates.
 fn compose_shadow_roots(roots: &[(NodeRef, NodeRef)], attributes: &Attributes) {
-    let value = |node: &NodeRef, name: LocalName| -> String {
-        attributes
-            .of(node)
-            .iter()
-            .find(|a| a.name.local == name)
-            .map_or_else(String::new, |a| a.value.to_string())
-    };
+    // Text has no attributes: it goes to the slot without a name, as an element without `slot`.
+    let value = |node: &NodeRef, name| super::attribute(attributes.of(node), name).unwrap_or("");
+    let mut slots: FxHashMap<&str, (NodeRef, bool)> = FxHashMap::default();
     for (host, template) in roots {
         let Some(content) = template
             .as_element()
@@ -450,7 +446,7 @@ fn compose_shadow_roots(roots: &[(NodeRef, NodeRef)], attributes: &Attributes) {
         else {
             continue;
         };
-        let mut slots: FxHashMap<String, (NodeRef, bool)> = FxHashMap::default();
+        slots.clear();
         for node in content.descendants() {
             let is_slot = node
                 .as_element()
@@ -463,12 +459,7 @@ fn compose_shadow_roots(roots: &[(NodeRef, NodeRef)], attributes: &Attributes) {
         }
         let light: Vec<NodeRef> = host.children().collect();
         for child in light {
-            let name = if child.as_element().is_some() {
-                value(&child, local_name!("slot"))
-            } else {
-                String::new()
-            };
-            match slots.get_mut(&name) {
+            match slots.get_mut(value(&child, local_name!("slot"))) {
                 Some((slot, assigned)) => {
                     if !*assigned {
                         // Assigned children replace the fallback content.
