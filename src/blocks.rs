@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
+mod headline;
 mod parse;
 pub use parse::MAX_ATTRIBUTES;
 

@@ -202,7 +202,7 @@ fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
 const MAX_SAME_HASH: usize = 8;
 
 /// A text's words as [`for_each_normalized`] gives them, in one string.
-fn normalized(text: &str) -> String {
+pub(crate) fn normalized(text: &str) -> String {
     let mut out = String::new();
     for_each_normalized(text, |c| out.push(c));
     out

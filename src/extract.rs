@@ -87,7 +87,8 @@ impl ExtractedBlock {
 /// The result of extracting one page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Extraction {
-    /// The page title.
+    /// The page's headline ([`Page::headline`](crate::Page::headline)): its `<title>` without
+    /// the site's name, or the `<h1>` that the title confirms.
     pub title: String,
     /// The main content: kept blocks, one paragraph each, separated by blank lines, but list
     /// items on lines of their own after `- `, a line after a single `<br>` below the line
@@ -238,7 +239,7 @@ impl Extractor {
             .collect();
         let text = crate::output::plain_text(&blocks);
         let extraction = Extraction {
-            title: page.title,
+            title: page.headline(),
             text,
             blocks,
             features: analysis.features,

@@ -131,9 +131,26 @@ pub enum Format {
     Html,
 }
 
-/// The title and the main text, a blank line between them when there are both.
+/// The index of the first kept block when it is a heading that says the title (the page's
+/// headline, kept as content): text and Markdown then write the title once, there.
+fn title_block(e: &Extraction) -> Option<usize> {
+    let first = e.blocks.iter().find(|b| b.label == Label::Content)?;
+    let heading = matches!(first.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+    (heading
+        && !e.title.is_empty()
+        && crate::decode::normalized(first.collapsed_text()) == crate::decode::normalized(&e.title))
+    .then_some(first.index)
+}
+
+/// The title and the main text, a blank line between them when there are both; the title
+/// is not written again when the text starts with it.
 pub fn to_text(e: &Extraction) -> String {
-    let mut out = [e.title.as_str(), e.text.as_str()]
+    let title = if title_block(e).is_some() {
+        ""
+    } else {
+        e.title.as_str()
+    };
+    let mut out = [title, e.text.as_str()]
         .into_iter()
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
@@ -149,7 +166,8 @@ pub fn to_text(e: &Extraction) -> String {
 /// read as markup escaped, so that the text renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
     let mut out = String::new();
-    if !e.title.is_empty() {
+    let title_block = title_block(e);
+    if !e.title.is_empty() && title_block.is_none() {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
     let mut lists = Lists::default();
@@ -212,8 +230,13 @@ pub fn to_markdown(e: &Extraction) -> String {
         let text = match b.tag.as_str() {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let level = b.tag.as_bytes()[1] - b'0';
-                // The page title is already the top heading. A heading is one line.
-                let hashes = "#".repeat(usize::from(level.clamp(1, 5)) + 1);
+                // The page title is the top heading, here or above. A heading is one line.
+                let level = if title_block == Some(b.index) {
+                    0
+                } else {
+                    level.clamp(1, 5)
+                };
+                let hashes = "#".repeat(usize::from(level) + 1);
                 format!("{hashes} {}", heading_text(b.collapsed_text()))
             }
             "blockquote" if pre => format!("> {}", code_block_under(&b.text, "> ")),
@@ -575,7 +598,7 @@ pub struct PageRecord<'a> {
     /// Its `WARC-Date`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warc_date: Option<&'a str>,
-    /// The page title.
+    /// The page's headline ([`Extraction::title`]).
     pub title: &'a str,
     /// The main text.
     pub text: &'a str,
@@ -741,6 +764,52 @@ mod tests {
             blocks,
             features: crate::features::FeatureMatrix::default(),
         })
+    }
+
+    #[test]
+    fn a_title_that_the_text_starts_with_is_written_once() {
+        let page = |title: &str, blocks: Vec<ExtractedBlock>| Extraction {
+            title: title.into(),
+            text: plain_text(&blocks),
+            blocks,
+            features: crate::features::FeatureMatrix::default(),
+        };
+        let blocks = || {
+            vec![
+                at(
+                    0,
+                    "Menu",
+                    "li",
+                    Role::Item {
+                        number: None,
+                        depth: 1,
+                    },
+                    false,
+                ),
+                at(1, "Tomatoes in  pots!", "h1", Role::Text, true),
+                at(2, "Sow in spring.", "p", Role::Text, true),
+                at(3, "Tomatoes in pots", "h2", Role::Text, true),
+            ]
+        };
+        // The first kept block says the title: it is the top heading, once.
+        let e = page("Tomatoes in pots", blocks());
+        assert_eq!(
+            to_text(&e),
+            "Tomatoes in  pots!\n\nSow in spring.\n\nTomatoes in pots\n"
+        );
+        assert_eq!(
+            to_markdown(&e),
+            "# Tomatoes in  pots!\n\nSow in spring.\n\n### Tomatoes in pots\n\n"
+        );
+        // Another title, or a first kept block that is not a heading: both are written.
+        let e = page("Growing tomatoes", blocks());
+        assert!(to_text(&e).starts_with("Growing tomatoes\n\nTomatoes in  pots!\n\n"));
+        assert!(to_markdown(&e).starts_with("# Growing tomatoes\n\n## Tomatoes in  pots"));
+        let mut b = blocks();
+        b[1].tag = "p".into();
+        let e = page("Tomatoes in pots", b);
+        assert!(to_text(&e).starts_with("Tomatoes in pots\n\nTomatoes in  pots!\n\n"));
+        assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\nTomatoes in  pots!\n\n"));
     }
 
     #[test]

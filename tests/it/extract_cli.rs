@@ -181,6 +181,61 @@ fn thai_paragraphs_read_as_prose() {
 }
 
 #[test]
+fn the_title_is_the_headline_without_the_site_name() {
+    // The site's name after the headline, and a logo's h1 that says it in the header.
+    let page = article(3)
+        .replace("Story 3 &amp; more", "The bridge story 3 | Example News")
+        .replace("<header>", "<header><h1>Example News</h1>");
+    let out = textsift(
+        &["extract", "--format", "jsonl", "-"],
+        Some(page.as_bytes()),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(records(&out)[0]["title"], "The bridge story 3");
+    // No h1 that the title confirms: the title loses its shorter end part.
+    let page = article(4).replace(
+        "Story 4 &amp; more",
+        "Example News - Bridge works begin in town",
+    );
+    let out = textsift(
+        &["extract", "--format", "jsonl", "-"],
+        Some(page.as_bytes()),
+    );
+    assert_eq!(records(&out)[0]["title"], "Bridge works begin in town");
+    // A text that starts with its headline (the h1, kept) gives it once, as the top heading
+    // in Markdown.
+    let paragraphs: String = (0..4)
+        .map(|i| {
+            format!(
+                "<p>Paragraph {i}: the council opened the site on Monday, and the first piles \
+                 went in by noon. Work goes on until spring, the engineers said.</p>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<title>Bridge works | News</title><article><h1>Bridge works</h1>\
+         <h2>How the piles go in</h2>{paragraphs}</article>"
+    );
+    let json = textsift(
+        &["extract", "--format", "json", "--blocks", "-"],
+        Some(page.as_bytes()),
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(v["title"], "Bridge works");
+    assert_eq!(v["blocks"][0]["label"], "content", "the h1 is kept");
+    let text = stdout(&textsift(&["extract", "-"], Some(page.as_bytes())));
+    let md = stdout(&textsift(
+        &["extract", "--format", "markdown", "-"],
+        Some(page.as_bytes()),
+    ));
+    assert!(text.starts_with("Bridge works\n\nHow the piles"), "{text}");
+    assert!(
+        md.starts_with("# Bridge works\n\n### How the piles"),
+        "{md}"
+    );
+}
+
+#[test]
 fn formats_json_markdown_html() {
     let page = article(2);
     let json = textsift(

@@ -1,0 +1,236 @@
+//! The headline of a page: what a reader takes for its title.
+//!
+//! A `<title>` names the site as well as the page (`Vegetable Gardening for Beginners | The
+//! Old Farmer's Almanac`), and a page's first `<h1>` is often the site's logo. Where the two
+//! agree, the `<h1>` is the headline: an `<h1>` whose words are the title's, the title's
+//! first words, or one of the parts the title's separators cut it into (but for an `<h1>` in
+//! a header or a menu: a logo that names the site). Otherwise the title loses
+//! the one part at its end, or else at its start, that is shorter than the rest (the site's
+//! name). A page without a `<title>` takes its first `<h1>` outside headers and menus.
+
+use super::{ctx, Page};
+use crate::decode::normalized;
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// How many of a page's `<h1>` elements are compared with its title: past the first few, an
+/// `<h1>` is a section's heading.
+const H1_COMPARED: usize = 3;
+
+/// Spaced separators between a title's parts: `|`, dashes, `·`, `•`, `»`, `/`, `\`, `~`, `>`,
+/// `::`. A colon is not one: it sets a headline's topic before its subject (`Python: a
+/// guide`), which both belong to the headline.
+fn separators() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"\s+(?:[|\-–—·•»/\\~>]|::)\s+").ok())
+        .as_ref()
+}
+
+impl Page {
+    /// The page's headline ([module docs](self)), whitespace collapsed; empty when the page has
+    /// neither a `<title>` nor an `<h1>`.
+    pub fn headline(&self) -> String {
+        let title = self.title.as_str();
+        let h1s = self.h1_texts();
+        let words = normalized(title);
+        let cuts: Vec<(usize, usize)> = separators()
+            .map(|re| {
+                re.find_iter(title)
+                    .map(|m| (m.start(), m.end()))
+                    .filter(|&(s, e)| !is_range(title, s, e))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if words.is_empty() {
+            return h1s
+                .iter()
+                .find(|h| !h.in_chrome)
+                .map(|h| h.text.clone())
+                .unwrap_or_default();
+        }
+        // The title's parts between separators, as words.
+        let bounds: Vec<usize> = std::iter::once(0)
+            .chain(cuts.iter().flat_map(|&(s, e)| [s, e]))
+            .chain(std::iter::once(title.len()))
+            .collect();
+        let parts: Vec<String> = bounds
+            .chunks(2)
+            .map(|c| normalized(&title[c[0]..c[1]]))
+            .collect();
+        let compared = h1s
+            .iter()
+            .map(|h| (h, normalized(&h.text)))
+            .filter(|(_, h1)| !h1.is_empty())
+            .take(H1_COMPARED);
+        for (h, h1) in compared {
+            // A logo's h1 in the page's header names the site, which the title also names.
+            let agrees = h1 == words
+                || (!h.in_chrome && parts.contains(&h1))
+                || (h1.contains(' ') && starts_with_words(&words, &h1))
+                || (words.matches(' ').count() >= 2 && starts_with_words(&h1, &words));
+            if agrees {
+                return h.text.clone();
+            }
+        }
+        let (Some(&(first_start, first_end)), Some(&(last_start, last_end))) =
+            (cuts.first(), cuts.last())
+        else {
+            return self.title.clone();
+        };
+        let count = |s: &str| normalized(s).split(' ').filter(|w| !w.is_empty()).count();
+        let (head, last) = (&title[..last_start], &title[last_end..]);
+        if count(last) <= count(head) {
+            return head.trim().to_string();
+        }
+        let (first, tail) = (&title[..first_start], &title[first_end..]);
+        if count(first) < count(tail) {
+            return tail.trim().to_string();
+        }
+        self.title.clone()
+    }
+
+    /// The texts of the page's visible `<h1>` elements in document order (the blocks of one
+    /// element joined), and whether each lies in a header or a menu.
+    fn h1_texts(&self) -> Vec<H1> {
+        let mut out: Vec<(u32, H1)> = Vec::new();
+        for b in &self.blocks {
+            let e = self.element_of(b);
+            if e.tag != "h1" || e.flags & ctx::HIDDEN != 0 {
+                continue;
+            }
+            match out.last_mut() {
+                Some((el, h)) if *el == b.element => {
+                    h.text.push(' ');
+                    h.text.push_str(&b.text);
+                }
+                _ => out.push((
+                    b.element,
+                    H1 {
+                        text: b.text.clone(),
+                        in_chrome: e.flags & (ctx::HEADER | ctx::NAV) != 0,
+                    },
+                )),
+            }
+        }
+        out.into_iter().map(|(_, h)| h).collect()
+    }
+}
+
+/// The text of one `<h1>`.
+struct H1 {
+    text: String,
+    /// Inside a `<header>`, a `<nav>` or an element marked as one.
+    in_chrome: bool,
+}
+
+/// Whether the separator at `title[start..end]` is a dash between two numbers (`2024 - 2025`),
+/// which joins a range rather than cutting the title.
+fn is_range(title: &str, start: usize, end: usize) -> bool {
+    let dash = title[start..end]
+        .trim()
+        .chars()
+        .all(|c| matches!(c, '-' | '–' | '—'));
+    let before = title[..start].chars().next_back();
+    let after = title[end..].chars().next();
+    dash && before.is_some_and(|c| c.is_ascii_digit()) && after.is_some_and(|c| c.is_ascii_digit())
+}
+
+/// Whether the words `a` (as [`normalized`] gives them) begin with the words `b`.
+fn starts_with_words(a: &str, b: &str) -> bool {
+    a.strip_prefix(b)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{segment, SegmentLimits};
+
+    fn headline(html: &str) -> String {
+        segment(html, SegmentLimits::default()).unwrap().headline()
+    }
+
+    #[test]
+    fn an_h1_that_the_title_confirms_is_the_headline() {
+        let body = "<header><h1>Almanac</h1></header>\
+                    <article><h1>Vegetable  gardening for beginners</h1><p>Text.</p></article>";
+        // The title's part before the site's name, with other case and spacing.
+        let page = format!("<title>Vegetable Gardening for Beginners | Almanac</title>{body}");
+        assert_eq!(headline(&page), "Vegetable gardening for beginners");
+        // The whole title, and the title's first words.
+        for title in [
+            "Vegetable gardening for beginners",
+            "Vegetable gardening for beginners: what to plant first",
+        ] {
+            let page = format!("<title>{title}</title>{body}");
+            assert_eq!(
+                headline(&page),
+                "Vegetable gardening for beginners",
+                "{title}"
+            );
+        }
+        // An h1 that says more than a title of three words or more.
+        let page = "<title>Tomatoes in pots</title><h1>Tomatoes in pots: a guide</h1>";
+        assert_eq!(headline(page), "Tomatoes in pots: a guide");
+        // A logo's h1 of one word is not taken for the title's first word.
+        let page = "<title>Almanac gardening tips for May</title><h1>Almanac</h1>";
+        assert_eq!(headline(page), "Almanac gardening tips for May");
+        // A hidden h1 does not count.
+        let page = "<title>Tomato care | Garden Blog</title><h1 hidden>Garden Blog</h1>";
+        assert_eq!(headline(page), "Tomato care");
+        // Only the first three h1 elements with words are compared.
+        let page = "<title>Tomato care | Garden Blog</title><h1>A</h1><h1></h1><h1>B</h1>\
+                    <h1>C</h1><h1>Garden Blog</h1>";
+        assert_eq!(headline(page), "Tomato care");
+        // The blocks of one h1 are read together.
+        let page = "<title>Tomatoes in pots - Blog</title><h1>Tomatoes<br>in pots</h1>";
+        assert_eq!(headline(page), "Tomatoes in pots");
+    }
+
+    #[test]
+    fn the_site_name_leaves_the_title() {
+        let cases = [
+            // The shorter end part goes: the last one first.
+            ("How to Grow Tomatoes - Garden Blog", "How to Grow Tomatoes"),
+            (
+                "How to Grow Tomatoes – Garden Blog » Vegetables",
+                "How to Grow Tomatoes – Garden Blog",
+            ),
+            (
+                "Garden Blog | How to Grow Tomatoes at Home",
+                "How to Grow Tomatoes at Home",
+            ),
+            (
+                "How to Grow Tomatoes :: Garden Blog",
+                "How to Grow Tomatoes",
+            ),
+            // A last part of as many words as the rest is the site's name too.
+            ("Tomatoes · Blog", "Tomatoes"),
+            // One part goes, the last, having no more words than the others.
+            (
+                "Our Garden / How We Grow Tomatoes / Blog of Mine",
+                "Our Garden / How We Grow Tomatoes",
+            ),
+            // A colon, a dash without spaces and a range of numbers do not cut.
+            ("Python: a guide", "Python: a guide"),
+            ("Well-known tomatoes", "Well-known tomatoes"),
+            ("Season 2024 - 2025", "Season 2024 - 2025"),
+            ("Season 2024 - 2025 | Club", "Season 2024 - 2025"),
+        ];
+        for (title, expected) in cases {
+            assert_eq!(
+                headline(&format!("<title>{title}</title><p>Text.</p>")),
+                expected,
+                "{title}"
+            );
+        }
+    }
+
+    #[test]
+    fn without_a_title_the_first_h1_outside_the_chrome() {
+        let page = "<header><h1>Logo</h1></header><nav><h1>Menu</h1></nav>\
+                    <main><h1>The story</h1><p>Text.</p></main>";
+        assert_eq!(headline(page), "The story");
+        assert_eq!(headline("<title> </title><p>Only text.</p>"), "");
+        assert_eq!(headline("<header><h1>Logo</h1></header>"), "");
+    }
+}
