@@ -4,9 +4,8 @@
 //! Old Farmer's Almanac`), and a page's first `<h1>` is often the site's logo. Where the two
 //! agree, the `<h1>` is the headline: an `<h1>` whose words are the title's, the title's
 //! first words, or one of the parts the title's separators cut it into (but for an `<h1>` in
-//! a header or a menu: a logo that names the site). Otherwise the title loses
-//! the one part at its end, or else at its start, that is shorter than the rest (the site's
-//! name). A page without a `<title>` takes its first `<h1>` outside headers and menus.
+//! a header or a menu: a logo that names the site). Otherwise the title loses the site's name:
+//! its last part when that has no more words than the rest, or else its first part. A page without a `<title>` takes its first `<h1>` outside headers and menus.
 
 use super::{ctx, Page};
 use crate::decode::normalized;
@@ -33,6 +32,13 @@ impl Page {
         let title = self.title.as_str();
         let h1s = self.h1_texts();
         let words = normalized(title);
+        if words.is_empty() {
+            return h1s
+                .iter()
+                .find(|h| !h.in_chrome)
+                .map(|h| h.text.clone())
+                .unwrap_or_default();
+        }
         let cuts: Vec<(usize, usize)> = separators()
             .map(|re| {
                 re.find_iter(title)
@@ -41,13 +47,6 @@ impl Page {
                     .collect()
             })
             .unwrap_or_default();
-        if words.is_empty() {
-            return h1s
-                .iter()
-                .find(|h| !h.in_chrome)
-                .map(|h| h.text.clone())
-                .unwrap_or_default();
-        }
         // The title's parts between separators, as words.
         let bounds: Vec<usize> = std::iter::once(0)
             .chain(cuts.iter().flat_map(|&(s, e)| [s, e]))
@@ -63,30 +62,29 @@ impl Page {
             .filter(|(_, h1)| !h1.is_empty())
             .take(H1_COMPARED);
         for (h, h1) in compared {
-            // A logo's h1 in the page's header names the site, which the title also names.
+            let (h1_words, title_words) = (h1.split(' ').count(), words.split(' ').count());
+            // A logo's h1 in the page's header names the site, which the title also names;
+            // a single word at the start of the title may be the site's name too.
             let agrees = h1 == words
                 || (!h.in_chrome && parts.contains(&h1))
-                || (h1.contains(' ') && starts_with_words(&words, &h1))
-                || (words.matches(' ').count() >= 2 && starts_with_words(&h1, &words));
+                || (h1_words >= 2 && starts_with_words(&words, &h1))
+                || (title_words >= 3 && starts_with_words(&h1, &words));
             if agrees {
                 return h.text.clone();
             }
         }
-        let (Some(&(first_start, first_end)), Some(&(last_start, last_end))) =
-            (cuts.first(), cuts.last())
+        let (Some(&(_, first_end)), Some(&(last_start, last_end))) = (cuts.first(), cuts.last())
         else {
             return self.title.clone();
         };
+        // When the last part has more words than all before it, the first part has fewer
+        // than all after it.
         let count = |s: &str| normalized(s).split(' ').filter(|w| !w.is_empty()).count();
-        let (head, last) = (&title[..last_start], &title[last_end..]);
-        if count(last) <= count(head) {
-            return head.trim().to_string();
+        if count(&title[last_end..]) <= count(&title[..last_start]) {
+            title[..last_start].trim().to_string()
+        } else {
+            title[first_end..].trim().to_string()
         }
-        let (first, tail) = (&title[..first_start], &title[first_end..]);
-        if count(first) < count(tail) {
-            return tail.trim().to_string();
-        }
-        self.title.clone()
     }
 
     /// The texts of the page's visible `<h1>` elements in document order (the blocks of one
