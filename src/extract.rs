@@ -82,6 +82,14 @@ impl ExtractedBlock {
     pub fn collapsed_text(&self) -> &str {
         self.collapsed.as_deref().unwrap_or(&self.text)
     }
+
+    /// The level of the heading the block is (`h1` to `h6`), if it is one.
+    pub fn heading_level(&self) -> Option<u8> {
+        match self.tag.as_bytes() {
+            [b'h', d @ b'1'..=b'6'] => Some(d - b'0'),
+            _ => None,
+        }
+    }
 }
 
 /// The result of extracting one page.

@@ -135,8 +135,7 @@ pub enum Format {
 /// headline, kept as content): text and Markdown then write the title once, there.
 fn title_block(e: &Extraction) -> Option<usize> {
     let first = e.blocks.iter().find(|b| b.label == Label::Content)?;
-    let heading = matches!(first.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
-    (heading
+    (first.heading_level().is_some()
         && !e.title.is_empty()
         && crate::decode::normalized(first.collapsed_text()) == crate::decode::normalized(&e.title))
     .then_some(first.index)
@@ -214,9 +213,9 @@ pub fn to_markdown(e: &Extraction) -> String {
         }
         lists = Lists::default();
         if b.role == Role::SameLine && under {
-            let text = match b.tag.as_str() {
-                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => heading_text(b.collapsed_text()),
-                _ => md_escape(&b.text, false),
+            let text = match b.heading_level() {
+                Some(_) => heading_text(b.collapsed_text()),
+                None => md_escape(&b.text, false),
             };
             return (text, Gap::Space);
         }
@@ -227,9 +226,8 @@ pub fn to_markdown(e: &Extraction) -> String {
                 Gap::HardBreak,
             );
         }
-        let text = match b.tag.as_str() {
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                let level = b.tag.as_bytes()[1] - b'0';
+        let text = match (b.heading_level(), b.tag.as_str()) {
+            (Some(level), _) => {
                 // The page title is the top heading, here or above. A heading is one line.
                 let level = if title_block == Some(b.index) {
                     0
@@ -239,8 +237,8 @@ pub fn to_markdown(e: &Extraction) -> String {
                 let hashes = "#".repeat(usize::from(level) + 1);
                 format!("{hashes} {}", heading_text(b.collapsed_text()))
             }
-            "blockquote" if pre => format!("> {}", code_block_under(&b.text, "> ")),
-            "blockquote" => format!("> {}", md_escape(&b.text, true)),
+            (_, "blockquote") if pre => format!("> {}", code_block_under(&b.text, "> ")),
+            (_, "blockquote") => format!("> {}", md_escape(&b.text, true)),
             _ if pre || b.tag == "pre" => code_block(&b.text),
             _ => md_escape(&b.text, true),
         };

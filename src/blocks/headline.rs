@@ -47,15 +47,17 @@ impl Page {
                     .collect()
             })
             .unwrap_or_default();
-        // The title's parts between separators, as words.
+        // Whether one of the title's parts between separators has these words; read only for
+        // the few h1 elements compared, so the parts are never kept.
         let bounds: Vec<usize> = std::iter::once(0)
             .chain(cuts.iter().flat_map(|&(s, e)| [s, e]))
             .chain(std::iter::once(title.len()))
             .collect();
-        let parts: Vec<String> = bounds
-            .chunks(2)
-            .map(|c| normalized(&title[c[0]..c[1]]))
-            .collect();
+        let is_part = |h1: &str| {
+            bounds
+                .chunks(2)
+                .any(|c| normalized(&title[c[0]..c[1]]) == h1)
+        };
         let compared = h1s
             .iter()
             .map(|h| (h, normalized(&h.text)))
@@ -66,9 +68,9 @@ impl Page {
             // A logo's h1 in the page's header names the site, which the title also names;
             // a single word at the start of the title may be the site's name too.
             let agrees = h1 == words
-                || (!h.in_chrome && parts.contains(&h1))
                 || (h1_words >= 2 && starts_with_words(&words, &h1))
-                || (title_words >= 3 && starts_with_words(&h1, &words));
+                || (title_words >= 3 && starts_with_words(&h1, &words))
+                || (!h.in_chrome && is_part(&h1));
             if agrees {
                 return h.text.clone();
             }
