@@ -3,8 +3,8 @@
 //! A `<title>` names the site as well as the page (`Vegetable Gardening for Beginners | The
 //! Old Farmer's Almanac`), and a page's first `<h1>` is often the site's logo. Where the two
 //! agree, the `<h1>` is the headline: an `<h1>` whose words are the title's, the title's
-//! first words, or one of the parts the title's separators cut it into (but for an `<h1>` in
-//! a header or a menu: a logo that names the site). Otherwise the title loses the site's name:
+//! first words, or one of the parts the title's separators cut it into (the part of most
+//! words, and never for an `<h1>` in a header or a menu: a logo that names the site). Otherwise the title loses the site's name:
 //! its last part when that has no more words than the rest, or else its first part. A page without a `<title>` takes its first `<h1>` outside headers and menus.
 
 use super::{ctx, Page};
@@ -63,17 +63,25 @@ impl Page {
             .map(|h| (h, normalized(&h.text)))
             .filter(|(_, h1)| !h1.is_empty())
             .take(H1_COMPARED);
+        // The best h1 that is one of the title's parts: the one of most words, as a logo's h1
+        // names the site in fewer words than the headline.
+        let mut part: Option<(&H1, usize)> = None;
         for (h, h1) in compared {
             let (h1_words, title_words) = (h1.split(' ').count(), words.split(' ').count());
             // A logo's h1 in the page's header names the site, which the title also names;
             // a single word at the start of the title may be the site's name too.
             let agrees = h1 == words
                 || (h1_words >= 2 && starts_with_words(&words, &h1))
-                || (title_words >= 3 && starts_with_words(&h1, &words))
-                || (!h.in_chrome && is_part(&h1));
+                || (title_words >= 3 && starts_with_words(&h1, &words));
             if agrees {
                 return h.text.clone();
             }
+            if !h.in_chrome && part.is_none_or(|(_, n)| h1_words > n) && is_part(&h1) {
+                part = Some((h, h1_words));
+            }
+        }
+        if let Some((h, _)) = part {
+            return h.text.clone();
         }
         let (Some(&(_, first_end)), Some(&(last_start, last_end))) = (cuts.first(), cuts.last())
         else {
@@ -181,6 +189,11 @@ mod tests {
         let page = "<title>Tomato care | Garden Blog</title><h1>A</h1><h1></h1><h1>B</h1>\
                     <h1>C</h1><h1>Garden Blog</h1>";
         assert_eq!(headline(page), "Tomato care");
+        // Of two h1s that are parts of the title, the one of more words: a logo's h1 outside
+        // the header names the site in fewer.
+        let page = "<title>Tomato care in pots | Garden Blog</title><h1>Garden Blog</h1>\
+                    <h1>Tomato care in pots</h1><h1>Garden</h1>";
+        assert_eq!(headline(page), "Tomato care in pots");
         // The blocks of one h1 are read together.
         let page = "<title>Tomatoes in pots - Blog</title><h1>Tomatoes<br>in pots</h1>";
         assert_eq!(headline(page), "Tomatoes in pots");
