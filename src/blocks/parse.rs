@@ -254,14 +254,14 @@ impl TreeSink for Bounded {
         if let Some(last) = parent.last_child() {
             if let Some(existing) = last.as_text() {
                 if self.made.get() <= self.max_nodes && !unread {
+                    // An empty node is one space, which a second one joins (`  ` inside
+                    // `<pre>`, handed over in two pieces), as any other text does.
                     let mut existing = existing.borrow_mut();
-                    if existing.is_empty() && !blank {
+                    if existing.is_empty() {
                         existing.reserve(text.len().max(TEXT_ROOM) + 1);
                         existing.push(' ');
                     }
-                    if !existing.is_empty() {
-                        existing.push_str(&text);
-                    }
+                    existing.push_str(&text);
                 }
                 return;
             }
@@ -1508,6 +1508,24 @@ pub(crate) mod tests {
              tree builder drops and the layout inside `pre` and `listing`"
         );
         same_tree(html);
+    }
+
+    #[test]
+    fn spaces_cut_between_chunks_stay_two() {
+        // The tokenizer hands each chunk's text over apart: two spaces across a cut arrive as
+        // two pieces of one space, the first of which is kept as an empty node.
+        let head = "<pre><i>a</i> ";
+        let pad = "x".repeat(CHUNK - head.len() - "<p></p>".len());
+        let html = format!("<p>{pad}</p>{head} <i>b</i></pre>");
+        assert_eq!(html.find("  "), Some(CHUNK - 1));
+        let (doc, _, _) = build(&html, 1000, false).unwrap();
+        let pre = doc.select_first("pre").unwrap();
+        let texts: Vec<String> = pre
+            .as_node()
+            .children()
+            .filter_map(|n| n.as_text().map(|t| t.borrow().clone()))
+            .collect();
+        assert_eq!(texts, ["  "]);
     }
 
     #[test]
