@@ -6,7 +6,7 @@
 
 use crate::blocks::{ctx, Block, Page};
 use regex::Regex;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::{LazyLock, OnceLock};
 
@@ -1005,25 +1005,53 @@ const TITLE_OVERLAP_WORDS: usize = 40;
 
 /// The words of the title, normalized as by [`normalize_word`], without repeats. Titles are
 /// short, so a block's words are looked up by comparing lengths and bytes, with no copy or hash
-/// for ASCII words.
+/// for ASCII words; a title of more than [`TITLE_SCANNED_WORDS`] distinct words (a page can
+/// stuff thousands into it) is looked up in a set instead.
 struct TitleWords {
+    /// The words of a title of at most [`TITLE_SCANNED_WORDS`] distinct words.
     words: Vec<String>,
+    /// The words of a longer title.
+    set: Option<FxHashSet<String>>,
     /// Bit `l` is set when a word of `l` bytes is in the title (bit 63: 63 bytes or more).
     lengths: u64,
 }
 
+/// Most distinct title words that a block's word is compared with one by one.
+const TITLE_SCANNED_WORDS: usize = 64;
+
 impl TitleWords {
     fn new(title: &str) -> Self {
         let mut words: Vec<String> = Vec::new();
+        let mut set: Option<FxHashSet<String>> = None;
         let mut n = String::new();
         for w in title.split_whitespace() {
             normalize_word(w, &mut n);
-            if !n.is_empty() && !words.contains(&n) {
-                words.push(n.clone());
+            if n.is_empty() {
+                continue;
+            }
+            match &mut set {
+                Some(set) if !set.contains(&n) => {
+                    set.insert(n.clone());
+                }
+                Some(_) => {}
+                None if !words.contains(&n) => {
+                    words.push(n.clone());
+                    if words.len() > TITLE_SCANNED_WORDS {
+                        set = Some(words.drain(..).collect());
+                    }
+                }
+                None => {}
             }
         }
-        let lengths = words.iter().fold(0, |l, w| l | Self::length_bit(w.len()));
-        Self { words, lengths }
+        let lengths = words
+            .iter()
+            .chain(set.iter().flatten())
+            .fold(0, |l, w| l | Self::length_bit(w.len()));
+        Self {
+            words,
+            set,
+            lengths,
+        }
     }
 
     fn length_bit(len: usize) -> u64 {
@@ -1031,11 +1059,13 @@ impl TitleWords {
     }
 
     fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        // Every word sets the bit of its length.
+        self.lengths == 0
     }
 
     /// Whether the normalized `w` is a title word; `None` when it normalizes to nothing.
-    /// `buf` holds the normalized form of words with non-ASCII characters.
+    /// `buf` holds the normalized form of words with non-ASCII characters, or of any word
+    /// when the title's words are in a set.
     fn contains(&self, w: &str, buf: &mut String) -> Option<bool> {
         if w.is_ascii() {
             // Leading and trailing bytes that are not letters or digits are cut.
@@ -1045,11 +1075,17 @@ impl TitleWords {
                 .iter()
                 .rposition(u8::is_ascii_alphanumeric)
                 .map_or(start, |e| e + 1);
-            let w = &b[start..end];
-            if self.lengths & Self::length_bit(w.len()) == 0 {
+            if self.lengths & Self::length_bit(end - start) == 0 {
                 return Some(false);
             }
+            if let Some(set) = &self.set {
+                buf.clear();
+                buf.push_str(&w[start..end]);
+                buf.make_ascii_lowercase();
+                return Some(set.contains(buf.as_str()));
+            }
             // Title words are lower-case: ASCII ones match ignoring case, others never do.
+            let w = &b[start..end];
             return Some(
                 self.words
                     .iter()
@@ -1060,7 +1096,11 @@ impl TitleWords {
         if buf.is_empty() {
             return None;
         }
-        Some(self.lengths & Self::length_bit(buf.len()) != 0 && self.words.contains(buf))
+        let known = match &self.set {
+            Some(set) => set.contains(buf.as_str()),
+            None => self.words.contains(buf),
+        };
+        Some(self.lengths & Self::length_bit(buf.len()) != 0 && known)
     }
 }
 

@@ -645,6 +645,14 @@ fn title_overlap_and_headings() {
     // No title: no overlap.
     let a = run("<h1>Rust parsing guide</h1>");
     column(&a.features, F::TitleOverlap, &[0.0]);
+    // A title of hundreds of words (looked up in a set, not one by one) reads the same.
+    let many: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+    let a = run(&format!(
+        "<title>{} Rust Parsing Guide Ünïcode</title>\
+         <h1>Rust parsing guide!</h1><p>Guide to other things</p><p>ÜNÏCODE w299 and more</p>",
+        many.join(" | ")
+    ));
+    column(&a.features, F::TitleOverlap, &[1.0, 0.25, 0.5]);
 }
 
 #[test]
