@@ -169,6 +169,9 @@ pub struct Block {
 pub struct Page {
     /// Text of the first `<title>`, whitespace collapsed.
     pub title: String,
+    /// The first `og:title` of a `<meta>` (the title a page gives for sharing), whitespace
+    /// collapsed.
+    pub og_title: String,
     /// The blocks in document order.
     pub blocks: Vec<Block>,
     /// The elements in document order; blocks point into it.
@@ -961,8 +964,8 @@ fn vocab_flags(tokens: &str) -> u32 {
 }
 
 /// Whether segmentation reads an attribute of this name on an element of this tag
-/// ([`attribute_context`], [`layout_of`], and the parser's placing of a shadow root's slotted
-/// children): the parser keeps no other.
+/// ([`attribute_context`], [`layout_of`], the parser's placing of a shadow root's slotted
+/// children, and a `<meta>`'s `og:title`): the parser keeps no other.
 pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
     match *local {
         local_name!("role")
@@ -973,7 +976,8 @@ pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
         | local_name!("aria-hidden")
         | local_name!("style") => true,
         local_name!("slot") => true,
-        local_name!("name") => *tag == local_name!("slot"),
+        local_name!("name") => matches!(*tag, local_name!("slot") | local_name!("meta")),
+        local_name!("property") | local_name!("content") => *tag == local_name!("meta"),
         local_name!("start") | local_name!("reversed") => *tag == local_name!("ol"),
         local_name!("value") => *tag == local_name!("li"),
         local_name!("height") => *tag == local_name!("img"),
@@ -1212,6 +1216,14 @@ impl Segmenter {
         }
     }
 
+    /// Keeps the page's `og:title`, from a `<meta property=og:title>` or, as some sites
+    /// write it, `<meta name=og:title>`: the parser keeps the `content` of no other `<meta>`.
+    fn read_meta(&mut self, attrs: &[Attribute]) {
+        if let Some(content) = attribute(attrs, local_name!("content")) {
+            push_collapsed(&mut self.page.og_title, content, &mut false);
+        }
+    }
+
     fn enter(&mut self, el: &kuchikiki::ElementData, attrs: &[Attribute]) -> bool {
         let local = &el.name.local;
         let known = known_tag(local);
@@ -1219,6 +1231,9 @@ impl Segmenter {
             Some(t) => (t.name, t.kind),
             None => (&**local, kind_of(local)),
         };
+        if name == "meta" && self.page.og_title.is_empty() {
+            self.read_meta(attrs);
+        }
         if kind == Kind::Skip || self.skip_depth > 0 {
             // Skipped subtrees are not walked, except `head` for the `title` inside it.
             let descend = match name {
@@ -1710,6 +1725,10 @@ fn segment_dom(
         }
     }
     s.flush();
+    if mend {
+        // Read from an attribute, not from the text nodes mended on the way.
+        s.page.og_title = crate::html::mend_double_utf8(&s.page.og_title).into_owned();
+    }
     Ok(s.page)
 }
 
@@ -1735,6 +1754,9 @@ mod tests {
                     <a href=x>na&Atilde;&macr;ve</a>, \u{c3}\u{a9}.</p>";
         let p = segment(page, SegmentLimits::default()).unwrap();
         assert_eq!(p.title, "Café");
+        let shared = "<meta property=og:title content='Caf&Atilde;&copy; na&Atilde;&macr;ve'>";
+        let p = segment(&format!("{shared}{page}"), SegmentLimits::default()).unwrap();
+        assert_eq!(p.og_title, "Café naïve");
         assert_eq!(p.blocks[0].text, "It isn’t naïve, é.");
         // The link's span covers the mended word.
         let (from, to) = p.blocks[0].anchor_spans[0];

@@ -95,8 +95,8 @@ impl ExtractedBlock {
 /// The result of extracting one page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Extraction {
-    /// The page's headline ([`Page::headline`](crate::Page::headline)): its `<title>` without
-    /// the site's name, or the `<h1>` that the title confirms.
+    /// The page's headline ([`Page::headline`](crate::Page::headline)): the `<h1>` that its
+    /// `<title>` or `og:title` confirms, or else one of those without the site's name.
     pub title: String,
     /// The main content: kept blocks, one paragraph each, separated by blank lines, but list
     /// items on lines of their own after `- `, a line after a single `<br>` below the line

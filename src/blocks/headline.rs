@@ -4,12 +4,17 @@
 //! Old Farmer's Almanac`), and a page's first `<h1>` is often the site's logo. Where the two
 //! agree, the `<h1>` is the headline: an `<h1>` whose words are the title's, the title's
 //! first words, or one of the parts the title's separators cut it into (the part of most
-//! words, and never for an `<h1>` in a header or a menu: a logo that names the site). Otherwise the title loses the site's name:
-//! its last part when that has no more words than the rest, or else its first part. A page without a `<title>` takes its first `<h1>` outside headers and menus.
+//! words, and never for an `<h1>` in a header or a menu: a logo that names the site). The
+//! title a page gives for sharing (`og:title`) confirms an `<h1>` the same way. Otherwise
+//! that title, when half its words are the `<title>`'s (else it is a tagline), or the
+//! `<title>` loses the site's name: its last part when that has no more words than the rest,
+//! or else its first part. A page without either takes its first `<h1>` outside headers and
+//! menus.
 
 use super::{ctx, Page};
 use crate::decode::normalized;
 use regex::Regex;
+use rustc_hash::FxHashSet;
 use std::sync::OnceLock;
 
 /// How many of a page's `<h1>` elements are compared with its title: past the first few, an
@@ -26,74 +31,41 @@ fn separators() -> Option<&'static Regex> {
 }
 
 impl Page {
-    /// The page's headline ([module docs](self)), whitespace collapsed; empty when the page has
-    /// neither a `<title>` nor an `<h1>`.
+    /// The page's headline, whitespace collapsed: the first of its first three visible `<h1>`s
+    /// whose words are its `<title>`'s, begin it or are begun by it, else the longest that is
+    /// a part of it between separators such as ` | ` (outside headers and menus), else the
+    /// same for its `og:title`; failing those, the `og:title` (when half its words are the
+    /// `<title>`'s) or the `<title>` without its shorter end part, the site's name; failing
+    /// those, its first `<h1>` outside headers and menus. Empty when the page has none of
+    /// them.
     pub fn headline(&self) -> String {
-        let title = self.title.as_str();
         let h1s = self.h1_texts();
-        let words = normalized(title);
-        if words.is_empty() {
-            return h1s
-                .iter()
-                .find(|h| !h.in_chrome)
-                .map(|h| h.text.clone())
-                .unwrap_or_default();
-        }
-        let cuts: Vec<(usize, usize)> = separators()
-            .map(|re| {
-                re.find_iter(title)
-                    .map(|m| (m.start(), m.end()))
-                    .filter(|&(s, e)| !is_range(title, s, e))
-                    .collect()
-            })
-            .unwrap_or_default();
-        // Whether one of the title's parts between separators has these words; read only for
-        // the few h1 elements compared, so the parts are never kept.
-        let bounds: Vec<usize> = std::iter::once(0)
-            .chain(cuts.iter().flat_map(|&(s, e)| [s, e]))
-            .chain(std::iter::once(title.len()))
-            .collect();
-        let is_part = |h1: &str| {
-            bounds
-                .chunks(2)
-                .any(|c| normalized(&title[c[0]..c[1]]) == h1)
-        };
-        let compared = h1s
+        let compared: Vec<(&H1, String)> = h1s
             .iter()
             .map(|h| (h, normalized(&h.text)))
             .filter(|(_, h1)| !h1.is_empty())
-            .take(H1_COMPARED);
-        // The best h1 that is one of the title's parts: the one of most words, as a logo's h1
-        // names the site in fewer words than the headline.
-        let mut part: Option<(&H1, usize)> = None;
-        for (h, h1) in compared {
-            let (h1_words, title_words) = (h1.split(' ').count(), words.split(' ').count());
-            // A logo's h1 in the page's header names the site, which the title also names;
-            // a single word at the start of the title may be the site's name too.
-            let agrees = h1 == words
-                || (h1_words >= 2 && starts_with_words(&words, &h1))
-                || (title_words >= 3 && starts_with_words(&h1, &words));
-            if agrees {
-                return h.text.clone();
-            }
-            if !h.in_chrome && part.is_none_or(|(_, n)| h1_words > n) && is_part(&h1) {
-                part = Some((h, h1_words));
-            }
-        }
-        if let Some((h, _)) = part {
+            .take(H1_COMPARED)
+            .collect();
+        let (title, shared) = (Title::new(&self.title), Title::new(&self.og_title));
+        if let Some(h) = [&title, &shared]
+            .into_iter()
+            .find_map(|t| t.confirmed(&compared))
+        {
             return h.text.clone();
         }
-        let (Some(&(_, first_end)), Some(&(last_start, last_end))) = (cuts.first(), cuts.last())
-        else {
-            return self.title.clone();
-        };
-        // When the last part has more words than all before it, the first part has fewer
-        // than all after it.
-        let count = |s: &str| normalized(s).split(' ').filter(|w| !w.is_empty()).count();
-        if count(&title[last_end..]) <= count(&title[..last_start]) {
-            title[..last_start].trim().to_string()
+        // The title shared for the page names the site less often than `<title>`, but may be
+        // a tagline instead: it stands in when half its words are the `<title>`'s.
+        let stands_in = !shared.words.is_empty()
+            && (title.words.is_empty() || 2 * shared.words_in(&title) >= shared.word_count());
+        if stands_in {
+            shared.without_site_name()
+        } else if !title.words.is_empty() {
+            title.without_site_name()
         } else {
-            title[first_end..].trim().to_string()
+            h1s.iter()
+                .find(|h| !h.in_chrome)
+                .map(|h| h.text.clone())
+                .unwrap_or_default()
         }
     }
 
@@ -129,6 +101,98 @@ struct H1 {
     text: String,
     /// Inside a `<header>`, a `<nav>` or an element marked as one.
     in_chrome: bool,
+}
+
+/// A title (`<title>` or `og:title`) and where its separators cut it.
+struct Title<'a> {
+    text: &'a str,
+    /// Its words, as [`normalized`] gives them.
+    words: String,
+    /// The separators between its parts, as byte ranges.
+    cuts: Vec<(usize, usize)>,
+}
+
+impl<'a> Title<'a> {
+    fn new(text: &'a str) -> Self {
+        let words = normalized(text);
+        let cuts = match separators() {
+            Some(re) if !words.is_empty() => re
+                .find_iter(text)
+                .map(|m| (m.start(), m.end()))
+                .filter(|&(s, e)| !is_range(text, s, e))
+                .collect(),
+            _ => Vec::new(),
+        };
+        Title { text, words, cuts }
+    }
+
+    fn word_count(&self) -> usize {
+        self.words.split(' ').filter(|w| !w.is_empty()).count()
+    }
+
+    /// How many of this title's words (with repeats) the other title has.
+    fn words_in(&self, other: &Title) -> usize {
+        let theirs: FxHashSet<&str> = other.words.split(' ').collect();
+        self.words.split(' ').filter(|w| theirs.contains(w)).count()
+    }
+
+    /// The first of the compared h1s whose words are the title's, begin it or are begun by
+    /// it; else the one of most words that is one of its parts.
+    fn confirmed<'h>(&self, compared: &[(&'h H1, String)]) -> Option<&'h H1> {
+        if self.words.is_empty() {
+            return None;
+        }
+        let title_words = self.words.split(' ').count();
+        // The best h1 that is one of the title's parts: the one of most words, as a logo's h1
+        // names the site in fewer words than the headline.
+        let mut part: Option<(&H1, usize)> = None;
+        for &(h, ref h1) in compared {
+            let h1_words = h1.split(' ').count();
+            // A logo's h1 in the page's header names the site, which the title also names;
+            // a single word at the start of the title may be the site's name too.
+            let agrees = *h1 == self.words
+                || (h1_words >= 2 && starts_with_words(&self.words, h1))
+                || (title_words >= 3 && starts_with_words(h1, &self.words));
+            if agrees {
+                return Some(h);
+            }
+            if !h.in_chrome && part.is_none_or(|(_, n)| h1_words > n) && self.is_part(h1) {
+                part = Some((h, h1_words));
+            }
+        }
+        part.map(|(h, _)| h)
+    }
+
+    /// Whether one of the title's parts between separators has these words; read only for
+    /// the few h1 elements compared, so the parts are never kept.
+    fn is_part(&self, h1: &str) -> bool {
+        let bounds: Vec<usize> = std::iter::once(0)
+            .chain(self.cuts.iter().flat_map(|&(s, e)| [s, e]))
+            .chain(std::iter::once(self.text.len()))
+            .collect();
+        bounds
+            .chunks(2)
+            .any(|c| normalized(&self.text[c[0]..c[1]]) == h1)
+    }
+
+    /// The title without its last part when that has no more words than the rest, or else
+    /// without its first part.
+    fn without_site_name(&self) -> String {
+        let title = self.text;
+        let (Some(&(_, first_end)), Some(&(last_start, last_end))) =
+            (self.cuts.first(), self.cuts.last())
+        else {
+            return title.to_string();
+        };
+        // When the last part has more words than all before it, the first part has fewer
+        // than all after it.
+        let count = |s: &str| normalized(s).split(' ').filter(|w| !w.is_empty()).count();
+        if count(&title[last_end..]) <= count(&title[..last_start]) {
+            title[..last_start].trim().to_string()
+        } else {
+            title[first_end..].trim().to_string()
+        }
+    }
 }
 
 /// Whether the separator at `title[start..end]` is a dash between two numbers (`2024 - 2025`),
@@ -236,6 +300,37 @@ mod tests {
                 "{title}"
             );
         }
+    }
+
+    #[test]
+    fn the_title_given_for_sharing_confirms_an_h1_or_stands_in() {
+        // `og:title` confirms an h1 that the <title> does not, whichever attribute names it.
+        for attr in ["property", "name"] {
+            let page = format!(
+                "<title>Tomatoes 101 - Blog</title>\
+                 <meta {attr}=og:title content=\"How to grow tomatoes | Blog\">\
+                 <h1>How to Grow  Tomatoes</h1><p>Text.</p>"
+            );
+            assert_eq!(headline(&page), "How to Grow Tomatoes", "{attr}");
+        }
+        // The <title> is compared first.
+        let page = "<title>Tomato care</title><meta property=og:title content='Garden'>\
+                    <h1>Garden</h1><h1>Tomato care</h1>";
+        assert_eq!(headline(page), "Tomato care");
+        // Without a confirmed h1, `og:title` without the site's name, as the page's first
+        // one gives it, when half its words are the <title>'s; else the <title>.
+        let page = "<title>Tomato care tips</title>\
+                    <meta property=og:title content=' Tomato   care | Garden Blog'>\
+                    <meta property=og:title content='Other'><meta property=og:description content=x>";
+        assert_eq!(headline(page), "Tomato care");
+        let page = "<title>Email tools | Mailer</title>\
+                    <meta property=og:title content='We are really good at email'>";
+        assert_eq!(headline(page), "Email tools", "a tagline");
+        let page = "<title>Tomato care | Garden Blog</title><meta property=og:title content=' '>";
+        assert_eq!(headline(page), "Tomato care");
+        // One in the body counts too, and stands for a missing <title>.
+        let page = "<body><meta property=og:title content='Tomato care - Blog'><p>Text.</p>";
+        assert_eq!(headline(page), "Tomato care");
     }
 
     #[test]

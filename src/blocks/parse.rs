@@ -209,6 +209,23 @@ impl TreeSink for Bounded {
         // of a tag's attributes for what it compares.
         let mut attrs = attrs;
         attrs.retain_mut(|a| self.read(&name.local, a));
+        if name.local == local_name!("meta") {
+            // As slimming leaves them ([`keep_og_title_only`]).
+            let og_title = attrs.iter().any(|a| {
+                matches!(a.name.local, local_name!("name") | local_name!("property"))
+                    && a.value
+                        .trim_matches(|c: char| c.is_ascii_whitespace())
+                        .eq_ignore_ascii_case("og:title")
+            });
+            if !og_title {
+                attrs.retain(|a| {
+                    !matches!(
+                        a.name.local,
+                        local_name!("name") | local_name!("property") | local_name!("content")
+                    )
+                });
+            }
+        }
         let element = self.inner.create_element(name, Vec::new(), flags);
         self.elements
             .set(self.elements.get() + usize::from(attached));
@@ -561,17 +578,45 @@ fn attribute_kept(name: &[u8]) -> bool {
     }
 }
 
+/// Of the attributes kept on a `<meta>` (`kept`: where each starts, its name ends and its
+/// value ends, in `b`), drops what it names and says unless it names `og:title`: a page has
+/// dozens of other `<meta>`s, and their values are long.
+fn keep_og_title_only(b: &[u8], kept: &mut Vec<(usize, usize, usize)>) {
+    let named = |&(a, name_end, _): &(usize, usize, usize)| {
+        let name = &b[a..name_end];
+        name.eq_ignore_ascii_case(b"name") || name.eq_ignore_ascii_case(b"property")
+    };
+    let og_title = kept.iter().filter(|k| named(k)).any(|&(_, name_end, e)| {
+        let value = b[name_end..e].trim_ascii_start();
+        let value = value.strip_prefix(b"=").unwrap_or(value).trim_ascii();
+        let value = match value {
+            [q @ (b'"' | b'\''), inner @ .., last] if last == q => inner,
+            _ => value,
+        };
+        value.trim_ascii().eq_ignore_ascii_case(b"og:title")
+    });
+    if !og_title {
+        kept.retain(|k| !named(k) && !b[k.0..k.1].eq_ignore_ascii_case(b"content"));
+    }
+}
+
 /// Whether [`slim`] keeps an attribute that numbers a list's items, places a table's cells or
-/// sizes an image, on the elements where it does (`value` is on every form field too); and the
-/// name of a shadow root's `<slot>` (`name` is on every form field and `<meta>` too).
+/// sizes an image, on the elements where it does (`value` is on every form field too); the
+/// name of a shadow root's `<slot>` (`name` is on every form field too); and what a `<meta>`
+/// names and says, for its `og:title`.
 fn layout_attribute_kept(tag: &[u8], name: &[u8]) -> bool {
     let is = |a: &[u8], b: &[u8]| a.eq_ignore_ascii_case(b);
     match name.len() {
-        4 => is(name, b"name") && is(tag, b"slot"),
+        4 => is(name, b"name") && (is(tag, b"slot") || is(tag, b"meta")),
         5 => (is(name, b"start") && is(tag, b"ol")) || (is(name, b"value") && is(tag, b"li")),
         6 => is(name, b"height") && is(tag, b"img"),
-        7 => (is(name, b"colspan") || is(name, b"rowspan")) && (is(tag, b"td") || is(tag, b"th")),
-        8 => is(name, b"reversed") && is(tag, b"ol"),
+        7 => {
+            ((is(name, b"colspan") || is(name, b"rowspan")) && (is(tag, b"td") || is(tag, b"th")))
+                || (is(name, b"content") && is(tag, b"meta"))
+        }
+        8 => {
+            (is(name, b"reversed") && is(tag, b"ol")) || (is(name, b"property") && is(tag, b"meta"))
+        }
         _ => false,
     }
 }
@@ -1032,6 +1077,9 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
             // The page ends inside the tag, which the tokenizer then drops: copy it as it is.
             break;
         }
+        if name.eq_ignore_ascii_case(b"meta") {
+            keep_og_title_only(b, &mut kept);
+        }
         out.push_str(&html[copied..name_at + name.len()]);
         for &(a, name_end, e) in &kept {
             out.push(' ');
@@ -1474,6 +1522,20 @@ pub(crate) mod tests {
             "<OL Start=3 Reversed><li VALUE=7>a<input></li></OL><ul><p>\
              <table><tr><TD colspan=2 rowspan=3>b</TD><th RowSpan=2>c</th>\
              <td>d</td></tr></table><div>"
+        );
+        same_tree(html);
+    }
+
+    #[test]
+    fn slimming_keeps_what_a_meta_says_only_for_og_title() {
+        let html = "<meta name=description content='A long description'>\
+                    <META Property = ' OG:Title ' Content=\"T\" data-x=1>\
+                    <meta name=og:title content=U itemprop=name><meta property=og:type content=x>\
+                    <p content=x property=y>";
+        assert_eq!(
+            slim(html, MAX_ATTRIBUTES).html,
+            "<meta><META Property = ' OG:Title ' Content=\"T\">\
+             <meta name=og:title content=U p=name><meta><p>"
         );
         same_tree(html);
     }
