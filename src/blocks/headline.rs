@@ -142,7 +142,7 @@ impl<'a> Title<'a> {
         if self.words.is_empty() {
             return None;
         }
-        let title_words = self.words.split(' ').count();
+        let title_words = self.word_count();
         // The best h1 that is one of the title's parts: the one of most words, as a logo's h1
         // names the site in fewer words than the headline.
         let mut part: Option<(&H1, usize)> = None;
