@@ -166,13 +166,11 @@ impl<'a> Title<'a> {
     /// Whether one of the title's parts between separators has these words; read only for
     /// the few h1 elements compared, so the parts are never kept.
     fn is_part(&self, h1: &str) -> bool {
-        let bounds: Vec<usize> = std::iter::once(0)
-            .chain(self.cuts.iter().flat_map(|&(s, e)| [s, e]))
-            .chain(std::iter::once(self.text.len()))
-            .collect();
-        bounds
-            .chunks(2)
-            .any(|c| normalized(&self.text[c[0]..c[1]]) == h1)
+        let starts = std::iter::once(0).chain(self.cuts.iter().map(|&(_, e)| e));
+        let ends = self.cuts.iter().map(|&(s, _)| s).chain([self.text.len()]);
+        starts
+            .zip(ends)
+            .any(|(s, e)| normalized(&self.text[s..e]) == h1)
     }
 
     /// The title without its last part when that has no more words than the rest, or else

@@ -213,9 +213,7 @@ impl TreeSink for Bounded {
             // As slimming leaves them ([`keep_og_title_only`]).
             let og_title = attrs.iter().any(|a| {
                 matches!(a.name.local, local_name!("name") | local_name!("property"))
-                    && a.value
-                        .trim_matches(|c: char| c.is_ascii_whitespace())
-                        .eq_ignore_ascii_case("og:title")
+                    && says_og_title(a.value.as_bytes())
             });
             if !og_title {
                 attrs.retain(|a| {
@@ -578,6 +576,11 @@ fn attribute_kept(name: &[u8]) -> bool {
     }
 }
 
+/// Whether a `<meta>`'s `name` or `property` value (quotes taken off) names `og:title`.
+fn says_og_title(value: &[u8]) -> bool {
+    value.trim_ascii().eq_ignore_ascii_case(b"og:title")
+}
+
 /// Of the attributes kept on a `<meta>` (`kept`: where each starts, its name ends and its
 /// value ends, in `b`), drops what it names and says unless it names `og:title`: a page has
 /// dozens of other `<meta>`s, and their values are long.
@@ -593,7 +596,7 @@ fn keep_og_title_only(b: &[u8], kept: &mut Vec<(usize, usize, usize)>) {
             [q @ (b'"' | b'\''), inner @ .., last] if last == q => inner,
             _ => value,
         };
-        value.trim_ascii().eq_ignore_ascii_case(b"og:title")
+        says_og_title(value)
     });
     if !og_title {
         kept.retain(|k| !named(k) && !b[k.0..k.1].eq_ignore_ascii_case(b"content"));
