@@ -330,8 +330,8 @@ const DECAY_TABLE_WORDS: usize = 64;
 /// over all blocks, and E[K e^(−tG)] is that product times Σ over kept blocks of
 /// p w e^(−tw) / (1 − p + p e^(−tw)). The integral is a sum over nodes evenly spaced in ln t,
 /// where the integrand is a smooth bump: from t = 10⁻³ / page words (below it the integrand
-/// is 2 E[K], added as such) to t = 30, where e^(−tc) has vanished since c ≥ 1. That is 25
-/// to 40 nodes, within about 5·10⁻⁵ of the exact value.
+/// is 2 E[K], added as such) to t = 30, where e^(−tc) has vanished since c ≥ 1. That is 20
+/// to 44 nodes (about 32 for a page of 2,000 words), within about 5·10⁻⁵ of the exact value.
 struct ExpectedF1 {
     /// The nodes t.
     t: Vec<f64>,
@@ -340,7 +340,8 @@ struct ExpectedF1 {
     weight: Vec<f64>,
     /// e^(−t·w) for w = 0 to [`DECAY_TABLE_WORDS`], a row of nodes per w.
     table: Vec<f64>,
-    /// The integral below the first node, per unit of E[K]: 2 × its lower end.
+    /// The integral below the first node's share of ln t, per unit of E[K]: 2 × the t where
+    /// that share begins.
     below: f64,
     /// Σ over kept blocks of p w e^(−tw) / (1 − p + p e^(−tw)), per node.
     kept_sum: Vec<f64>,
