@@ -179,7 +179,11 @@ fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
         };
         let mut hash = crate::features::FNV_START;
         for_each_normalized(text, |c| {
-            hash = crate::features::fnv1a(hash, c.encode_utf8(&mut [0; 4]).as_bytes());
+            hash = if c.is_ascii() {
+                crate::features::fnv1a(hash, &[c as u8])
+            } else {
+                crate::features::fnv1a(hash, c.encode_utf8(&mut [0; 4]).as_bytes())
+            };
         });
         let earlier = seen.entry(hash).or_default();
         if !earlier.is_empty() {
@@ -215,13 +219,15 @@ pub(crate) fn normalized(text: &str) -> String {
 fn for_each_normalized(text: &str, mut f: impl FnMut(char)) {
     let (mut gap, mut started) = (false, false);
     for c in text.chars() {
-        // ASCII, the common case, skips Unicode's tables.
-        let word = if c.is_ascii() {
-            c.is_ascii_alphanumeric() || c == '_'
+        // ASCII, the common case, is read from a table rather than Unicode's.
+        let lower = if c.is_ascii() {
+            ASCII_WORD[c as usize]
+        } else if c.is_alphanumeric() {
+            0x80
         } else {
-            c.is_alphanumeric()
+            0
         };
-        if !word {
+        if lower == 0 {
             gap = true;
             continue;
         }
@@ -229,13 +235,27 @@ fn for_each_normalized(text: &str, mut f: impl FnMut(char)) {
             f(' ');
         }
         (gap, started) = (false, true);
-        if c.is_ascii() {
-            f(c.to_ascii_lowercase());
+        if lower < 0x80 {
+            f(char::from(lower));
         } else {
             c.to_lowercase().for_each(&mut f);
         }
     }
 }
+
+/// For each ASCII character: its lower case if it is a word character (letter, digit, `_`),
+/// else 0.
+const ASCII_WORD: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0u8;
+    while b < 128 {
+        if b.is_ascii_alphanumeric() || b == b'_' {
+            table[b as usize] = b.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    table
+};
 
 fn expected_f1(scores: &[f32], words: &[f32], gamma: f32) -> Vec<bool> {
     let n = scores.len();
@@ -567,6 +587,16 @@ mod tests {
         assert_ne!(norm("Price 10 euros"), norm("Price 20 euros"));
         assert_eq!(norm("Ünïcode_x ², ÉTÉ"), "ünïcode_x ² été");
         assert_eq!(norm("...!"), "");
+        // The ASCII table reads every ASCII character as Unicode's tables do.
+        for c in (0u8..128).map(char::from) {
+            let word = c.is_alphanumeric() || c == '_';
+            let want = if word {
+                format!("x{}x", c.to_lowercase())
+            } else {
+                "x x".to_string()
+            };
+            assert_eq!(norm(&format!("x{c}x")), want, "{c:?}");
+        }
     }
 
     #[test]
