@@ -288,8 +288,8 @@ fn expected_f1(scores: &[f32], words: &[f32], gamma: f32) -> Vec<bool> {
         // A block whose chance of being content is under half the expected F1 lowers it
         // (exactly so for the ratio of expectations), as do all the blocks after it; a
         // quarter leaves room for the spread the exact expectation takes into account. On
-        // the dev pages' out-of-fold scores this stops after 39% of the blocks and cuts every
-        // page where the whole scan does.
+        // the dev pages' out-of-fold scores this stops after 39% of the blocks and gives every
+        // page the cut of the whole scan.
         if p[i] < best / 4.0 {
             break;
         }
