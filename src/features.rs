@@ -1096,11 +1096,13 @@ impl TitleWords {
         if buf.is_empty() {
             return None;
         }
-        let known = match &self.set {
+        if self.lengths & Self::length_bit(buf.len()) == 0 {
+            return Some(false);
+        }
+        Some(match &self.set {
             Some(set) => set.contains(buf.as_str()),
             None => self.words.contains(buf),
-        };
-        Some(self.lengths & Self::length_bit(buf.len()) != 0 && known)
+        })
     }
 }
 

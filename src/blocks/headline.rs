@@ -127,7 +127,7 @@ impl<'a> Title<'a> {
     }
 
     fn word_count(&self) -> usize {
-        self.words.split(' ').filter(|w| !w.is_empty()).count()
+        word_count(&self.words)
     }
 
     /// How many of this title's words (with repeats) the other title has.
@@ -147,7 +147,7 @@ impl<'a> Title<'a> {
         // names the site in fewer words than the headline.
         let mut part: Option<(&H1, usize)> = None;
         for &(h, ref h1) in compared {
-            let h1_words = h1.split(' ').count();
+            let h1_words = word_count(h1);
             // A logo's h1 in the page's header names the site, which the title also names;
             // a single word at the start of the title may be the site's name too.
             let agrees = *h1 == self.words
@@ -184,7 +184,7 @@ impl<'a> Title<'a> {
         };
         // When the last part has more words than all before it, the first part has fewer
         // than all after it.
-        let count = |s: &str| normalized(s).split(' ').filter(|w| !w.is_empty()).count();
+        let count = |s: &str| word_count(&normalized(s));
         if count(&title[last_end..]) <= count(&title[..last_start]) {
             title[..last_start].trim().to_string()
         } else {
@@ -206,6 +206,11 @@ fn is_range(title: &str, start: usize, end: usize) -> bool {
 }
 
 /// Whether the words `a` (as [`normalized`] gives them) begin with the words `b`.
+/// Words in a text as [`normalized`] gives it: one space between two words.
+fn word_count(words: &str) -> usize {
+    words.split(' ').filter(|w| !w.is_empty()).count()
+}
+
 fn starts_with_words(a: &str, b: &str) -> bool {
     a.strip_prefix(b)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
