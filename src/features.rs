@@ -119,20 +119,20 @@ schema! {
     TextToTag = "text_to_tag", "0…", "words / (1 + inline elements inside the block).";
     WordShare = "word_share", "0–1", "words / words in the page.";
     LinkDensityRel = "link_density_rel", "−1–1", "link_density − the page's link density (anchor words / words over all blocks).";
-    InTopContainer = "in_top_container", "0/1", "The block lies inside the page's best text container (the element that collects the most non-link words of its child and grandchild blocks, as in Readability).";
+    InTopContainer = "in_top_container", "0/1", "The block lies inside the page's best text container (the element that collects the most non-link words of the blocks in it and in its children, the blocks counted in their containers as for `parent_word_share`, as in Readability).";
     TopContainerShare = "top_container_share", "0–1", "Share of the page's words inside that container (same value for all blocks of a page).";
     DistLongest = "dist_longest", "0–1", "|index − index of the longest block| / blocks.";
-    GroupBlocks = "group_blocks", "1…", "Blocks of the page whose elements have the same path of tags and class/id tokens (digits ignored) as this block's: repeated items of a list, posts of a thread, links of a menu.";
+    GroupBlocks = "group_blocks", "1…", "Blocks of the page whose elements have the same path of tags, table columns and class/id tokens (digits ignored) as this block's: repeated items of a list, posts of a thread, links of a menu.";
     GroupWordShare = "group_word_share", "0–1", "Share of the page's words in those blocks.";
     GroupLinkDensity = "group_link_density", "0–1", "Link density of those blocks together.";
     GroupSpan = "group_span", "0–1", "(last − first block index of those blocks) / blocks: how far the repeated structure spreads.";
     GroupHeadings = "group_headings", "0…", "Heading blocks (h1–h6) among the blocks of the same path group, counted over the group's parent path: lists whose items carry titles.";
     LargestGroupShare = "largest_group_share", "0–1", "Share of the page's words in its largest path group (same for all blocks of a page).";
-    ParentWordShare = "parent_word_share", "0–1", "Share of the page's words inside the parent of the block's element.";
+    ParentWordShare = "parent_word_share", "0–1", "Share of the page's words inside the block's container: the parent of its element, or the element itself when it is a table cell or a division holding two or more blocks of its own (lines cut by `<br>`).";
     ParentLinkDensity = "parent_link_density", "0–1", "Link density inside that parent.";
-    GrandparentWordShare = "grandparent_word_share", "0–1", "Share of the page's words inside the element two levels up.";
+    GrandparentWordShare = "grandparent_word_share", "0–1", "Share of the page's words inside the container's parent.";
     GrandparentLinkDensity = "grandparent_link_density", "0–1", "Link density inside it.";
-    Ancestor3WordShare = "ancestor3_word_share", "0–1", "Share of the page's words inside the element three levels up.";
+    Ancestor3WordShare = "ancestor3_word_share", "0–1", "Share of the page's words inside the container's grandparent.";
     Ancestor3LinkDensity = "ancestor3_link_density", "0–1", "Link density inside it.";
     PageLinkDensity = "page_link_density", "0–1", "Link density of the whole page.";
     HeadingOffset = "heading_offset", "−1–1", "(index − index of the page's first h1 block, or first h2 when there is no h1) / blocks; 0 without headings.";
@@ -157,7 +157,7 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-10";
+    const DEFINITIONS_VERSION: &str = "textsift-features-11";
     let mut h = fnv1a(FNV_START, DEFINITIONS_VERSION.as_bytes());
     for f in SCHEMA.iter().chain(crate::context::CONTEXT_SCHEMA) {
         h = fnv1a(fnv1a(h, b"\n"), f.name.as_bytes());
@@ -677,13 +677,60 @@ const FLAG_FEATURES: &[(u32, F)] = &[
     (ctx::V_PRODUCT, F::VProduct),
 ];
 
-/// The element that collects the most non-link words of the blocks directly under it and one
-/// level further down (Readability's top candidate), if any block has words.
-fn top_container(page: &Page, stats: &[TextStats]) -> Option<u32> {
+/// Whether an element of this tag holds its text as a container holds paragraphs when its
+/// text runs in several blocks: a table cell or a division whose lines are cut by `<br>`, as
+/// in pages laid out with tables, where one cell is the menu and the next the article. (The
+/// lines of a paragraph, a list item or a heading stay inside it.)
+fn holds_lines(tag: &str) -> bool {
+    matches!(
+        tag,
+        "td" | "th"
+            | "div"
+            | "section"
+            | "article"
+            | "main"
+            | "aside"
+            | "header"
+            | "footer"
+            | "nav"
+            | "body"
+            | "center"
+            | "form"
+            | "fieldset"
+            | "figure"
+            | "details"
+    )
+}
+
+/// The container of each block, whose share of the page the `parent_*` features read: the
+/// parent of the block's element, or the element itself when [`holds_lines`] and at least two
+/// blocks have it as their own element (its text comes in lines, each a paragraph of it).
+fn containers(page: &Page) -> Vec<Option<u32>> {
+    let mut own = vec![0u32; page.elements.len()];
+    for b in &page.blocks {
+        own[b.element as usize] += 1;
+    }
+    page.blocks
+        .iter()
+        .map(|b| {
+            let e = page.element_of(b);
+            if own[b.element as usize] >= 2 && holds_lines(&e.tag) {
+                Some(b.element)
+            } else {
+                e.parent
+            }
+        })
+        .collect()
+}
+
+/// The element that collects the most non-link words of the blocks directly in it (in their
+/// container, [`containers`]) and one level further up (Readability's top candidate), if any
+/// block has words.
+fn top_container(page: &Page, stats: &[TextStats], containers: &[Option<u32>]) -> Option<u32> {
     let mut score = vec![0f32; page.elements.len()];
-    for (b, s) in page.blocks.iter().zip(stats) {
+    for (s, &c) in stats.iter().zip(containers) {
         let plain = (s.words - s.anchor_words.min(s.words)) as f32;
-        if let Some(p) = page.element_of(b).parent {
+        if let Some(p) = c {
             score[p as usize] += plain;
             if let Some(gp) = page.elements[p as usize].parent {
                 score[gp as usize] += plain / 2.0;
@@ -730,7 +777,8 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         .enumerate()
         .max_by(|a, b| a.1.words.cmp(&b.1.words).then(b.0.cmp(&a.0)))
         .map_or(0, |(i, _)| i);
-    let top = top_container(page, &stats);
+    let containers = containers(page);
+    let top = top_container(page, &stats, &containers);
     let top_words: u32 = match top {
         Some(t) => page
             .blocks
@@ -751,9 +799,10 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         prefix[i + 1] = (prefix[i].0 + s.words, prefix[i].1 + s.anchor_words);
     }
     // Path signatures of the blocks' elements and of their parents (0 for none).
+    let columns = cell_columns(page);
     let mut memo = vec![None; page.elements.len()];
     let mut chain = Vec::new();
-    let mut sig = |e: u32| path_signature(page, e, &mut memo, &mut chain);
+    let mut sig = |e: u32| path_signature(page, &columns, e, &mut memo, &mut chain);
     let block_sig: Vec<(u64, u64)> = page
         .blocks
         .iter()
@@ -944,7 +993,7 @@ pub fn compute(page: &Page) -> FeatureMatrix {
             F::LargestGroupShare,
             ratio(largest_group, total_words),
         );
-        let mut ancestor = element.parent;
+        let mut ancestor = containers[i];
         for (share, ld) in [
             (F::ParentWordShare, F::ParentLinkDensity),
             (F::GrandparentWordShare, F::GrandparentLinkDensity),
@@ -970,10 +1019,35 @@ pub fn compute(page: &Page) -> FeatureMatrix {
     m
 }
 
-/// The path signature of element `e`: a hash of its tag and class/id tokens (digits ignored)
-/// and of its parent's signature. Memoised in `memo`, and computed only for the elements asked
-/// for and their ancestors, as most elements hold no block; `chain` is a buffer.
-fn path_signature(page: &Page, e: u32, memo: &mut [Option<u64>], chain: &mut Vec<u32>) -> u64 {
+/// For every element, its place among the cells of its row when it is a table cell (1 for
+/// the first), else 0. A page laid out with a table has its menu, its article and its
+/// advertisements in cells of one row, with no class to tell them apart.
+fn cell_columns(page: &Page) -> Vec<u32> {
+    let mut cells_before: FxHashMap<u32, u32> = FxHashMap::default();
+    page.elements
+        .iter()
+        .map(|e| match (&*e.tag, e.parent) {
+            ("td" | "th", Some(row)) => {
+                let seen = cells_before.entry(row).or_default();
+                *seen += 1;
+                *seen
+            }
+            _ => 0,
+        })
+        .collect()
+}
+
+/// The path signature of element `e`: a hash of its tag, its column if it is a table cell
+/// ([`cell_columns`]), its class/id tokens (digits ignored) and its parent's signature.
+/// Memoised in `memo`, and computed only for the elements asked for and their ancestors, as
+/// most elements hold no block; `chain` is a buffer.
+fn path_signature(
+    page: &Page,
+    columns: &[u32],
+    e: u32,
+    memo: &mut [Option<u64>],
+    chain: &mut Vec<u32>,
+) -> u64 {
     chain.clear();
     let mut next = Some(e);
     while let Some(i) = next {
@@ -991,6 +1065,7 @@ fn path_signature(page: &Page, e: u32, memo: &mut [Option<u64>], chain: &mut Vec
             .map(|p| memo[p as usize].expect("parent signature computed first"))
             .hash(&mut h);
         el.tag.hash(&mut h);
+        columns[i as usize].hash(&mut h);
         for b in el.tokens.bytes().filter(|b| !b.is_ascii_digit()) {
             h.write_u8(b);
         }

@@ -709,6 +709,53 @@ fn containers_groups_and_ancestors() {
 }
 
 #[test]
+fn cells_of_a_table_layout_are_containers_and_columns() {
+    // A page laid out with a table, as many were before style sheets: the menu in one cell,
+    // the story in the next, each a run of lines cut by <br>, and no class anywhere.
+    let a = run("<table><tr>\
+         <td><a href=/>Home</a><br><a href=/n>News</a><br><a href=/s>Sport</a></td>\
+         <td>First line of the story here.<br>Second line goes on.</td>\
+         </tr></table>");
+    let m = &a.features;
+    column(m, F::Words, &[1., 1., 1., 6., 4.]);
+    // Each cell holds its lines as a container holds paragraphs: the menu's cell has 3 of
+    // the 13 words, all links; the story's cell 10, none.
+    column(
+        m,
+        F::ParentWordShare,
+        &[3. / 13., 3. / 13., 3. / 13., 10. / 13., 10. / 13.],
+    );
+    column(m, F::ParentLinkDensity, &[1., 1., 1., 0., 0.]);
+    // Then the row, then the table body the parser adds.
+    column(m, F::GrandparentWordShare, &[1.; 5]);
+    column(m, F::GrandparentLinkDensity, &[3. / 13.; 5]);
+    column(m, F::Ancestor3WordShare, &[1.; 5]);
+    // The story's cell collects its 10 non-link words (the row half of them): it is the top
+    // container, and the menu is outside it.
+    column(m, F::InTopContainer, &[0., 0., 0., 1., 1.]);
+    column(m, F::TopContainerShare, &[10. / 13.; 5]);
+    // The two cells are two columns, so two path groups, though their tags are the same.
+    column(m, F::GroupBlocks, &[3., 3., 3., 2., 2.]);
+    column(
+        m,
+        F::GroupWordShare,
+        &[3. / 13., 3. / 13., 3. / 13., 10. / 13., 10. / 13.],
+    );
+    column(m, F::GroupLinkDensity, &[1., 1., 1., 0., 0.]);
+    // The lines of a paragraph stay inside it: their container is the paragraph's parent.
+    let a = run("<div><p>One two<br>three four</p><p>five six</p></div><p>seven eight</p>");
+    assert_eq!(
+        texts(&a),
+        ["One two", "three four", "five six", "seven eight"]
+    );
+    column(
+        &a.features,
+        F::ParentWordShare,
+        &[6. / 8., 6. / 8., 6. / 8., 1.],
+    );
+}
+
+#[test]
 fn repeated_structures_ignore_digits_in_class_names() {
     let a = run("<div class=\"post-1\"><h3>First</h3><p>One two</p></div>\
          <div class=\"post-2\"><h3>Second</h3><p>Three four five</p></div>\
