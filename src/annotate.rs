@@ -16,7 +16,7 @@ use crate::align;
 use crate::classes::ClassTokens;
 use crate::error::{Error, Result};
 use crate::features::{FeatureMatrix, N_FEATURES};
-use crate::output::BlockRecord;
+use crate::output::{BlockRecord, Label};
 use crate::SegmentLimits;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -411,6 +411,7 @@ fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> L
 }
 
 fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<LabeledPage>> {
+    let schema = crate::features::schema_id();
     let mut pages: Vec<LabeledPage> = Vec::new();
     // The WARC record of the page read last: a crawl may fetch one URI twice in a row, and
     // each fetch is a page of its own.
@@ -426,6 +427,20 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
                 rec.source
             )));
         };
+        if rec.schema.as_deref() != Some(schema.as_str()) {
+            // Under the same names, features of another schema may be defined otherwise: a
+            // model trained on them would misread every page.
+            return Err(Error::Annotation(format!(
+                "{}:{n}: the features of block {} of {} were computed by another version of \
+                 textsift (feature schema {}; this one computes {schema}): run this version's \
+                 `textsift blocks --labels {}` on the pages again, which carries the labels over",
+                path.display(),
+                rec.index,
+                rec.source,
+                rec.schema.as_deref().unwrap_or("not named"),
+                path.display(),
+            )));
+        }
         if pages.last().is_none_or(|p| p.id != rec.source) || record != rec.warc_record_id {
             record.clone_from(&rec.warc_record_id);
             // A page fetched from the web is grouped by its site, as gold-text pages are.
@@ -467,9 +482,113 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
     Ok(pages)
 }
 
+/// The labels of block records made earlier, to carry over to the blocks of the same pages
+/// computed again (by a version of textsift with other feature definitions, whose records
+/// training refuses). Only the source, WARC record, text and label of a record are read, so
+/// that records of any schema serve.
+#[derive(Debug, Default)]
+pub struct EarlierLabels {
+    /// Per page (source and WARC record id), its blocks' texts and labels in order.
+    pages: std::collections::HashMap<(String, Option<String>), Vec<(String, Option<Label>)>>,
+}
+
+/// What [`EarlierLabels`] reads of a record.
+#[derive(Deserialize)]
+struct LabelOnly {
+    source: String,
+    #[serde(default)]
+    warc_record_id: Option<String>,
+    text: String,
+    #[serde(default)]
+    label: Option<Label>,
+}
+
+impl EarlierLabels {
+    /// Read the records of a `textsift blocks` file.
+    pub fn load(path: &Path) -> Result<EarlierLabels> {
+        let file = std::fs::File::open(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut out = EarlierLabels::default();
+        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let rec: LabelOnly = serde_json::from_str(&line)
+                .map_err(|e| Error::Annotation(format!("{}:{}: {e}", path.display(), n + 1)))?;
+            out.pages
+                .entry((rec.source, rec.warc_record_id))
+                .or_default()
+                .push((rec.text, rec.label));
+        }
+        Ok(out)
+    }
+
+    /// The earlier label of each of a page's blocks, given their texts: each block takes the
+    /// label of the first earlier block of the same page with the same text, after the one
+    /// the block before it matched, so that blocks added or cut in between lose only their
+    /// own labels. `None` for a block with no such earlier block.
+    pub fn carry<S: AsRef<str>>(
+        &self,
+        source: &str,
+        warc_record_id: Option<&str>,
+        texts: &[S],
+    ) -> Vec<Option<Label>> {
+        let key = (source.to_string(), warc_record_id.map(str::to_string));
+        let Some(earlier) = self.pages.get(&key) else {
+            return vec![None; texts.len()];
+        };
+        let mut next = 0;
+        texts
+            .iter()
+            .map(|t| {
+                let found = earlier[next..]
+                    .iter()
+                    .position(|(text, _)| text == t.as_ref())?;
+                let label = earlier[next + found].1;
+                next += found + 1;
+                label
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn earlier_labels_follow_the_texts_in_order() {
+        let mut earlier = EarlierLabels::default();
+        let (c, b) = (Some(Label::Content), Some(Label::Boilerplate));
+        earlier.pages.insert(
+            ("a.html".into(), None),
+            vec![
+                ("Menu".into(), b),
+                ("Same".into(), c),
+                ("Gone".into(), b),
+                ("Same".into(), b),
+                ("Last".into(), None),
+            ],
+        );
+        // A block added ("New"), one cut ("Gone"); the two "Same" blocks keep their own
+        // labels, in order; an earlier block without a label gives none.
+        assert_eq!(
+            earlier.carry("a.html", None, &["Menu", "Same", "New", "Same", "Last"]),
+            [b, c, None, b, None]
+        );
+        // Another page, or the same URI in another WARC record, has no earlier labels.
+        assert_eq!(earlier.carry("b.html", None, &["Menu"]), [None]);
+        assert_eq!(
+            earlier.carry("a.html", Some("<urn:uuid:1>"), &["Menu"]),
+            [None]
+        );
+    }
 
     #[test]
     fn domains() {

@@ -165,6 +165,11 @@ pub fn schema_hash() -> u64 {
     h
 }
 
+/// [`schema_hash`] as 16 hexadecimal digits, as block records name their schema.
+pub fn schema_id() -> String {
+    format!("{:016x}", schema_hash())
+}
+
 /// Start value of [`fnv1a`].
 pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 

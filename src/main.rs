@@ -4,13 +4,14 @@ use clap::{Args, Parser, Subcommand};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 use textsift::annotate::LabeledPage;
 use textsift::decode::Decoder;
 use textsift::extract::{Extractor, Limits};
 use textsift::input;
 use textsift::model::{Model, ModelKind};
-use textsift::output::{BlockRecord, FeatureValues, Format};
+use textsift::output::{BlockRecord, FeatureValues, Format, Label};
 use textsift::train::{self, Recipe};
 use textsift::{Error, SegmentLimits};
 
@@ -158,10 +159,13 @@ struct EvalArgs {
 
 const BLOCKS_EXAMPLE: &str = r#"Example:
   $ echo '<title>T</title><nav><a href=/>Home</a></nav><p>Some text.</p>' | textsift blocks -
-  {"source":"-","index":0,"label":"boilerplate","score":0.05,"tag":"nav","text":"Home","features":{"words":1.0,...}}
-  {"source":"-","index":1,"label":"content","score":0.8,"tag":"p","text":"Some text.","features":{"words":2.0,...}}
+  {"source":"-","index":0,"label":"boilerplate","score":0.05,"tag":"nav","text":"Home","schema":"…","features":{"words":1.0,...}}
+  {"source":"-","index":1,"label":"content","score":0.8,"tag":"p","text":"Some text.","schema":"…","features":{"words":2.0,...}}
 
 Edit "label" by hand where it is wrong and give the file to `textsift train --data FILE`.
+Each record names the feature schema of its features ("schema"); training refuses records
+of another schema. After an upgrade that changed the features, compute the records again
+and keep the labels: textsift blocks --labels old.jsonl PAGES > new.jsonl
 
 Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
 records), directories (walked in sorted order) or - for standard input (also read when no
@@ -222,6 +226,10 @@ struct BlocksArgs {
     input: InputArgs,
     #[command(flatten)]
     model: ModelArgs,
+    /// Carry the labels of an earlier `textsift blocks` file over to the blocks of the same
+    /// pages (same source, same text); a block with none is written without a label.
+    #[arg(long, value_name = "FILE")]
+    labels: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -496,10 +504,33 @@ fn run_batch(
 fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     inputs_or_stdin(&mut args.input.inputs, "blocks");
     let ex = extractor(&args.model, args.input.max_bytes)?;
-    run_batch(&args.input, ("", ""), |item, bytes| {
+    let schema = textsift::features::schema_id();
+    let earlier = match &args.labels {
+        Some(path) => Some(
+            // A file that cannot be read is named here; a bad line names its file itself.
+            textsift::annotate::EarlierLabels::load(path).map_err(|e| match e {
+                Error::Io { .. } => anyhow::anyhow!("{}: {e}", path.display()),
+                e => e.into(),
+            })?,
+        ),
+        None => None,
+    };
+    let (carried, unlabeled) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let code = run_batch(&args.input, ("", ""), |item, bytes| {
         let source = &item.source;
         let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
         let warc = item.warc.clone().unwrap_or_default();
+        let labels: Vec<Option<Label>> = match &earlier {
+            Some(earlier) => {
+                let texts: Vec<&str> = e.blocks.iter().map(|b| b.collapsed_text()).collect();
+                let labels = earlier.carry(source, warc.id.as_deref(), &texts);
+                let found = labels.iter().filter(|l| l.is_some()).count();
+                carried.fetch_add(found, Ordering::Relaxed);
+                unlabeled.fetch_add(labels.len() - found, Ordering::Relaxed);
+                labels
+            }
+            None => e.blocks.iter().map(|b| Some(b.label)).collect(),
+        };
         let mut lines = String::new();
         for (i, b) in e.blocks.iter().enumerate() {
             let rec = BlockRecord {
@@ -507,11 +538,12 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 warc_record_id: warc.id.clone(),
                 warc_date: warc.date.clone(),
                 index: b.index,
-                label: Some(b.label),
+                label: labels[i],
                 score: Some(b.score),
                 tag: b.tag.clone(),
                 // The text the features were computed from: a record trains as it reads.
                 text: b.collapsed_text().to_string(),
+                schema: Some(schema.clone()),
                 features: FeatureValues(e.features.row(i).to_vec()),
                 classes: std::mem::take(&mut classes[i]),
             };
@@ -519,7 +551,19 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
             lines.push('\n');
         }
         Ok(lines)
-    })
+    })?;
+    if earlier.is_some() {
+        let (carried, unlabeled) = (carried.into_inner(), unlabeled.into_inner());
+        eprintln!(
+            "textsift: labels carried over to {carried} blocks; {unlabeled} blocks have none{}",
+            if unlabeled > 0 {
+                " (label them by hand before training)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(code)
 }
 
 fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {

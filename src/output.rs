@@ -106,6 +106,11 @@ pub struct BlockRecord {
     pub tag: String,
     /// The block's text.
     pub text: String,
+    /// The feature schema the features were computed under ([`crate::features::schema_id`]):
+    /// training refuses records of another schema, whose values may mean other things under
+    /// the same names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
     /// The features, by name.
     pub features: FeatureValues,
     /// Class/id values of the block's element and its ancestors, nearest first: a model
@@ -1096,6 +1101,7 @@ mod tests {
             score: Some(0.75),
             tag: "p".into(),
             text: "Hello".into(),
+            schema: Some("00c0ffee00c0ffee".into()),
             features: FeatureValues((0..N_FEATURES).map(|i| i as f32).collect()),
             classes: vec!["entry-content".into(), String::new(), "post main".into()],
         };
@@ -1103,6 +1109,7 @@ mod tests {
         assert!(line.starts_with(
             r#"{"source":"a.html","index":3,"label":"content","score":0.75,"tag":"p""#
         ));
+        assert!(line.contains(r#""text":"Hello","schema":"00c0ffee00c0ffee","features":{"#));
         assert!(line.contains(r#""words":0.0,"anchor_words":1.0"#));
         let back: BlockRecord = serde_json::from_str(&line).unwrap();
         assert_eq!(back, rec);

@@ -151,10 +151,14 @@ fn blocks_prints_one_record_per_block_with_the_schema_in_order() {
         let top: Ordered = serde_json::from_str(line).unwrap();
         assert_eq!(
             top.keys(),
-            ["source", "index", "label", "score", "tag", "text", "features", "classes"]
+            ["source", "index", "label", "score", "tag", "text", "schema", "features", "classes"]
         );
         // The class/id values of the block's element, body and html: none on this page.
         assert_eq!(top.get("classes"), &serde_json::json!(["", "", ""]));
+        assert_eq!(
+            top.get("schema").as_str(),
+            Some(textsift::features::schema_id().as_str())
+        );
         let label = top.get("label").as_str().unwrap();
         assert!(label == "content" || label == "boilerplate", "{label}");
         let score = top.get("score").as_f64().unwrap();
@@ -188,6 +192,80 @@ fn blocks_prints_one_record_per_block_with_the_schema_in_order() {
             );
         }
     }
+}
+
+#[test]
+fn labels_are_carried_over_to_blocks_computed_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("page.html");
+    let page = "<html><body><nav><a href=/>Home</a></nav><h1>A title</h1>\
+        <p>First paragraph.</p><p>Second paragraph.</p><footer>Footer</footer></body></html>";
+    std::fs::write(&file, page).unwrap();
+    let out = textsift(&["blocks", path_str(&file)], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A person labels every block by hand (the first paragraph as boilerplate, whatever the
+    // model said), and names no schema, as a file of an older version.
+    let hand: Vec<String> = stdout(&out)
+        .lines()
+        .map(|line| {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let content = ["A title", "Second paragraph."].contains(&v["text"].as_str().unwrap());
+            v["label"] = (if content { "content" } else { "boilerplate" }).into();
+            v.as_object_mut().unwrap().remove("schema");
+            v.to_string()
+        })
+        .collect();
+    let earlier = dir.path().join("hand.jsonl");
+    std::fs::write(&earlier, hand.join("\n")).unwrap();
+    // The page has changed since: a paragraph was added between the two.
+    std::fs::write(
+        &file,
+        page.replace("</p><p>Second", "</p><p>A new one.</p><p>Second"),
+    )
+    .unwrap();
+    let out = textsift(
+        &["blocks", "--labels", path_str(&earlier), path_str(&file)],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let labels: Vec<(String, Option<String>)> = stdout(&out)
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let label = v.get("label").and_then(|l| l.as_str()).map(str::to_string);
+            (v["text"].as_str().unwrap().to_string(), label)
+        })
+        .collect();
+    let want = |text: &str, label: Option<&str>| (text.to_string(), label.map(str::to_string));
+    assert_eq!(
+        labels,
+        [
+            want("Home", Some("boilerplate")),
+            want("A title", Some("content")),
+            want("First paragraph.", Some("boilerplate")),
+            want("A new one.", None),
+            want("Second paragraph.", Some("content")),
+            want("Footer", Some("boilerplate")),
+        ]
+    );
+    assert!(
+        stderr(&out).contains("labels carried over to 5 blocks; 1 blocks have none"),
+        "{}",
+        stderr(&out)
+    );
+    // A missing file of labels is an error before any page is read.
+    let out = textsift(
+        &[
+            "blocks",
+            "--labels",
+            "/nonexistent/labels.jsonl",
+            path_str(&file),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    assert!(stderr(&out).contains("labels.jsonl"), "{}", stderr(&out));
 }
 
 #[test]

@@ -162,6 +162,7 @@ fn hand_corrected_block_labels_train_a_model() {
                 score: None,
                 tag: a.page.tag_of(b).to_string(),
                 text: b.text.clone(),
+                schema: Some(textsift::features::schema_id()),
                 features: FeatureValues(a.features.row(i).to_vec()),
                 classes: textsift::classes::class_values(&a.page, b),
             };
@@ -225,6 +226,26 @@ fn hand_corrected_block_labels_train_a_model() {
         err.contains("unlabeled.jsonl:1") && err.contains("no `label`"),
         "{err}"
     );
+
+    // Records of another feature schema, or of a version that did not name it, are refused:
+    // the same names may mean other values.
+    let stale = dir.path().join("stale.jsonl");
+    let schema = format!("\"schema\":\"{}\",", textsift::features::schema_id());
+    for (other, named) in [
+        ("\"schema\":\"0123456789abcdef\",", "0123456789abcdef"),
+        ("", "not named"),
+    ] {
+        std::fs::write(&stale, line.replace(&schema, other)).unwrap();
+        let err = annotate::load(&stale, 0.5, 1 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("stale.jsonl:1")
+                && err.contains(&format!("feature schema {named}"))
+                && err.contains("textsift blocks --labels"),
+            "{err}"
+        );
+    }
 }
 
 #[test]
