@@ -489,8 +489,11 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
 #[derive(Debug, Default)]
 pub struct EarlierLabels {
     /// Per page (source and WARC record id), its blocks' texts and labels in order.
-    pages: std::collections::HashMap<(String, Option<String>), Vec<(String, Option<Label>)>>,
+    pages: std::collections::HashMap<PageKey, Vec<(String, Option<Label>)>>,
 }
+
+/// A page of block records: its source and, for a page of a WARC file, its record id.
+type PageKey = (String, Option<String>);
 
 /// What [`EarlierLabels`] reads of a record.
 #[derive(Deserialize)]
