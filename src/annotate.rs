@@ -198,6 +198,23 @@ enum HtmlSource {
 /// Pages read and labelled, and the pages that failed (id, reason).
 pub type Loaded = (Vec<LabeledPage>, Vec<(String, Error)>);
 
+/// The lines of a file that hold more than whitespace, with their line numbers (from 1).
+fn non_empty_lines(path: &Path) -> Result<Vec<(usize, String)>> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut lines = Vec::new();
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(io)?;
+        if !line.trim().is_empty() {
+            lines.push((n + 1, line));
+        }
+    }
+    Ok(lines)
+}
+
 /// Read annotated pages from a path: a WCXB-style folder, a JSON Lines manifest, or block
 /// records. Pages that cannot be read are returned as errors with their id, not dropped silently.
 pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
@@ -214,20 +231,7 @@ pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
             .collect();
         return Ok(label_gold_pages(gold, min_aligned, max_bytes));
     }
-    let file = std::fs::File::open(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut lines = Vec::new();
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if !line.trim().is_empty() {
-            lines.push((n + 1, line));
-        }
-    }
+    let lines = non_empty_lines(path)?;
     let is_blocks = lines
         .first()
         .is_some_and(|(_, l)| l.contains("\"features\""));
@@ -509,21 +513,10 @@ struct LabelOnly {
 impl EarlierLabels {
     /// Read the records of a `textsift blocks` file.
     pub fn load(path: &Path) -> Result<EarlierLabels> {
-        let file = std::fs::File::open(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
         let mut out = EarlierLabels::default();
-        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            if line.trim().is_empty() {
-                continue;
-            }
+        for (n, line) in non_empty_lines(path)? {
             let rec: LabelOnly = serde_json::from_str(&line)
-                .map_err(|e| Error::Annotation(format!("{}:{}: {e}", path.display(), n + 1)))?;
+                .map_err(|e| Error::Annotation(format!("{}:{n}: {e}", path.display())))?;
             out.pages
                 .entry((rec.source, rec.warc_record_id))
                 .or_default()
