@@ -539,16 +539,20 @@ impl EarlierLabels {
         let Some(earlier) = self.pages.get(&key) else {
             return vec![None; texts.len()];
         };
+        // Where each text stands among the earlier blocks, so that a page of many changed
+        // blocks costs no scan of the rest of the page per block.
+        let mut at: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+        for (i, (text, _)) in earlier.iter().enumerate() {
+            at.entry(text.as_str()).or_default().push(i);
+        }
         let mut next = 0;
         texts
             .iter()
             .map(|t| {
-                let found = earlier[next..]
-                    .iter()
-                    .position(|(text, _)| text == t.as_ref())?;
-                let label = earlier[next + found].1;
-                next += found + 1;
-                label
+                let places = at.get(t.as_ref())?;
+                let &found = places.get(places.partition_point(|&i| i < next))?;
+                next = found + 1;
+                earlier[found].1
             })
             .collect()
     }
