@@ -122,7 +122,7 @@ schema! {
     InTopContainer = "in_top_container", "0/1", "The block lies inside the page's best text container (the element that collects the most non-link words of the blocks in it and in its children, the blocks counted in their containers as for `parent_word_share`, as in Readability).";
     TopContainerShare = "top_container_share", "0–1", "Share of the page's words inside that container (same value for all blocks of a page).";
     DistLongest = "dist_longest", "0–1", "|index − index of the longest block| / blocks.";
-    GroupBlocks = "group_blocks", "1…", "Blocks of the page whose elements have the same path of tags, table columns and class/id tokens (digits ignored) as this block's: repeated items of a list, posts of a thread, links of a menu.";
+    GroupBlocks = "group_blocks", "1…", "Blocks of the page whose elements have the same path of tags, class/id tokens (digits ignored) and places of table cells and of divisions without class or id among their siblings as this block's: repeated items of a list, posts of a thread, links of a menu.";
     GroupWordShare = "group_word_share", "0–1", "Share of the page's words in those blocks.";
     GroupLinkDensity = "group_link_density", "0–1", "Link density of those blocks together.";
     GroupSpan = "group_span", "0–1", "(last − first block index of those blocks) / blocks: how far the repeated structure spreads.";
@@ -157,7 +157,7 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-11";
+    const DEFINITIONS_VERSION: &str = "textsift-features-12";
     let mut h = fnv1a(FNV_START, DEFINITIONS_VERSION.as_bytes());
     for f in SCHEMA.iter().chain(crate::context::CONTEXT_SCHEMA) {
         h = fnv1a(fnv1a(h, b"\n"), f.name.as_bytes());
@@ -804,7 +804,7 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         prefix[i + 1] = (prefix[i].0 + s.words, prefix[i].1 + s.anchor_words);
     }
     // Path signatures of the blocks' elements and of their parents (0 for none).
-    let columns = cell_columns(page);
+    let columns = column_places(page);
     let mut memo = vec![None; page.elements.len()];
     let mut chain = Vec::new();
     let mut sig = |e: u32| path_signature(page, &columns, e, &mut memo, &mut chain);
@@ -1024,26 +1024,34 @@ pub fn compute(page: &Page) -> FeatureMatrix {
     m
 }
 
-/// For every element, its place among the cells of its row when it is a table cell (1 for
-/// the first), else 0. A page laid out with a table has its menu, its article and its
-/// advertisements in cells of one row, with no class to tell them apart.
-fn cell_columns(page: &Page) -> Vec<u32> {
-    let mut cells_before: FxHashMap<u32, u32> = FxHashMap::default();
+/// For every element, its place among its parent's children that lay a page out in columns
+/// (1 for the first), else 0: table cells, and divisions without a class or id. A page laid
+/// out with a table, or with bare divisions, has its menu, its article and its
+/// advertisements side by side, with no class to tell them apart.
+fn column_places(page: &Page) -> Vec<u32> {
+    let mut before: FxHashMap<u32, u32> = FxHashMap::default();
     page.elements
         .iter()
-        .map(|e| match (&*e.tag, e.parent) {
-            ("td" | "th", Some(row)) => {
-                let seen = cells_before.entry(row).or_default();
-                *seen += 1;
-                *seen
+        .map(|e| {
+            let column = match &*e.tag {
+                "td" | "th" => true,
+                "div" => e.tokens.is_empty(),
+                _ => false,
+            };
+            match (column, e.parent) {
+                (true, Some(parent)) => {
+                    let seen = before.entry(parent).or_default();
+                    *seen += 1;
+                    *seen
+                }
+                _ => 0,
             }
-            _ => 0,
         })
         .collect()
 }
 
-/// The path signature of element `e`: a hash of its tag, its column if it is a table cell
-/// ([`cell_columns`]), its class/id tokens (digits ignored) and its parent's signature.
+/// The path signature of element `e`: a hash of its tag, its place if it is a column
+/// ([`column_places`]), its class/id tokens (digits ignored) and its parent's signature.
 /// Memoised in `memo`, and computed only for the elements asked for and their ancestors, as
 /// most elements hold no block; `chain` is a buffer.
 fn path_signature(

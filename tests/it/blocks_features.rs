@@ -709,7 +709,7 @@ fn containers_groups_and_ancestors() {
 }
 
 #[test]
-fn cells_of_a_table_layout_are_containers_and_columns() {
+fn columns_of_a_table_layout_are_containers_and_structures_of_their_own() {
     // A page laid out with a table, as many were before style sheets: the menu in one cell,
     // the story in the next, each a run of lines cut by <br>, and no class anywhere.
     let a = run("<table><tr>\
@@ -742,6 +742,26 @@ fn cells_of_a_table_layout_are_containers_and_columns() {
         &[3. / 13., 3. / 13., 3. / 13., 10. / 13., 10. / 13.],
     );
     column(m, F::GroupLinkDensity, &[1., 1., 1., 0., 0.]);
+    // The same columns as divisions without class or id: told apart by their places too.
+    let b = run("<div>\
+         <div><a href=/>Home</a><br><a href=/n>News</a><br><a href=/s>Sport</a></div>\
+         <div>First line of the story here.<br>Second line goes on.</div>\
+         </div>");
+    for f in [
+        F::ParentWordShare,
+        F::InTopContainer,
+        F::GroupBlocks,
+        F::GroupWordShare,
+    ] {
+        assert_eq!(
+            (0..5).map(|i| b.features.get(i, f)).collect::<Vec<_>>(),
+            (0..5).map(|i| m.get(i, f)).collect::<Vec<_>>(),
+            "{f:?}"
+        );
+    }
+    // Divisions with a class name are one structure, wherever they stand (posts of a thread).
+    let c = run("<div class=post>One two</div><div class=post>Three four</div>");
+    column(&c.features, F::GroupBlocks, &[2., 2.]);
     // The lines of a paragraph stay inside it: their container is the paragraph's parent.
     let a = run("<div><p>One two<br>three four</p><p>five six</p></div><p>seven eight</p>");
     assert_eq!(
