@@ -520,17 +520,15 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         let source = &item.source;
         let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
         let warc = item.warc.clone().unwrap_or_default();
-        let labels: Vec<Option<Label>> = match &earlier {
-            Some(earlier) => {
-                let texts: Vec<&str> = e.blocks.iter().map(|b| b.collapsed_text()).collect();
-                let labels = earlier.carry(source, warc.id.as_deref(), &texts);
-                let found = labels.iter().filter(|l| l.is_some()).count();
-                carried.fetch_add(found, Ordering::Relaxed);
-                unlabeled.fetch_add(labels.len() - found, Ordering::Relaxed);
-                labels
-            }
-            None => e.blocks.iter().map(|b| Some(b.label)).collect(),
-        };
+        // With --labels, the earlier labels stand in for the model's.
+        let earlier_labels: Option<Vec<Option<Label>>> = earlier.as_ref().map(|earlier| {
+            let texts: Vec<&str> = e.blocks.iter().map(|b| b.collapsed_text()).collect();
+            let labels = earlier.carry(source, warc.id.as_deref(), &texts);
+            let found = labels.iter().filter(|l| l.is_some()).count();
+            carried.fetch_add(found, Ordering::Relaxed);
+            unlabeled.fetch_add(labels.len() - found, Ordering::Relaxed);
+            labels
+        });
         let mut lines = String::new();
         for (i, b) in e.blocks.iter().enumerate() {
             let rec = BlockRecord {
@@ -538,7 +536,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 warc_record_id: warc.id.clone(),
                 warc_date: warc.date.clone(),
                 index: b.index,
-                label: labels[i],
+                label: earlier_labels.as_ref().map_or(Some(b.label), |l| l[i]),
                 score: Some(b.score),
                 tag: b.tag.clone(),
                 // The text the features were computed from: a record trains as it reads.
