@@ -129,7 +129,7 @@ schema! {
     GroupHeadings = "group_headings", "0…", "Heading blocks (h1–h6) among the blocks of the same path group, counted over the group's parent path: lists whose items carry titles.";
     LargestGroupShare = "largest_group_share", "0–1", "Share of the page's words in its largest path group (same for all blocks of a page).";
     ParentWordShare = "parent_word_share", "0–1", "Share of the page's words inside the block's container: the parent of its element, or the element itself when it is a table cell or a division holding two or more blocks of its own (lines cut by `<br>`).";
-    ParentLinkDensity = "parent_link_density", "0–1", "Link density inside that parent.";
+    ParentLinkDensity = "parent_link_density", "0–1", "Link density inside that container.";
     GrandparentWordShare = "grandparent_word_share", "0–1", "Share of the page's words inside the container's parent.";
     GrandparentLinkDensity = "grandparent_link_density", "0–1", "Link density inside it.";
     Ancestor3WordShare = "ancestor3_word_share", "0–1", "Share of the page's words inside the container's grandparent.";
@@ -1029,7 +1029,8 @@ pub fn compute(page: &Page) -> FeatureMatrix {
 /// out with a table, or with bare divisions, has its menu, its article and its
 /// advertisements side by side, with no class to tell them apart.
 fn column_places(page: &Page) -> Vec<u32> {
-    let mut before: FxHashMap<u32, u32> = FxHashMap::default();
+    // Columns seen so far under each parent (elements come in document order).
+    let mut before = vec![0u32; page.elements.len()];
     page.elements
         .iter()
         .map(|e| {
@@ -1040,7 +1041,7 @@ fn column_places(page: &Page) -> Vec<u32> {
             };
             match (column, e.parent) {
                 (true, Some(parent)) => {
-                    let seen = before.entry(parent).or_default();
+                    let seen = &mut before[parent as usize];
                     *seen += 1;
                     *seen
                 }
