@@ -30,6 +30,7 @@ STAGES = [
     ("character decoding", r"encoding_rs|analyze_declared|textsift::html|simdutf8"),
     ("input", r"textsift::input|textsift::batch"),
 ]
+STAGES = [(name, re.compile(pattern)) for name, pattern in STAGES]
 ALLOCATOR = re.compile(r"^(_?mi_|malloc|free|realloc|calloc)")
 COPIES = re.compile(r"memmove|memcpy|memset")
 LOADER = re.compile(r"_dl_|dl_main")
@@ -64,7 +65,7 @@ def stage(frames):
     if any(LOADER.search(s) for _, s in frames):
         return "program loading"
     for name, pattern in STAGES:
-        if any(re.search(pattern, s) for _, s in frames):
+        if any(pattern.search(s) for _, s in frames):
             return name
     return "other"
 
