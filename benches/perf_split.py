@@ -19,18 +19,17 @@ import sys
 # Order matters: the HTML parser calls back into textsift's tree sink (a frame of
 # `textsift::blocks`), and those samples belong to parsing.
 STAGES = [
-    ("gunzip", r"deflate|crc32|flate2|miniz"),
-    ("slimming", r"textsift::blocks::parse::slim"),
-    ("HTML tokenizer, tree builder and tree nodes", r"html5ever|markup5ever|tendril|string_cache|kuchikiki"),
-    ("segmentation", r"textsift::blocks"),
-    ("features (class/id lexicon included)", r"textsift::features|textsift::classes|textsift::context|aho_corasick|regex"),
-    ("model", r"textsift::boost|textsift::model"),
-    ("decoder", r"textsift::decode"),
-    ("output", r"textsift::output|serde_json"),
-    ("character decoding", r"encoding_rs|analyze_declared|textsift::html|simdutf8"),
-    ("input", r"textsift::input|textsift::batch"),
+    ("gunzip", re.compile(r"deflate|crc32|flate2|miniz")),
+    ("slimming", re.compile(r"textsift::blocks::parse::slim")),
+    ("HTML tokenizer, tree builder and tree nodes", re.compile(r"html5ever|markup5ever|tendril|string_cache|kuchikiki")),
+    ("segmentation", re.compile(r"textsift::blocks")),
+    ("features (class/id lexicon included)", re.compile(r"textsift::features|textsift::classes|textsift::context|aho_corasick|regex")),
+    ("model", re.compile(r"textsift::boost|textsift::model")),
+    ("decoder", re.compile(r"textsift::decode")),
+    ("output", re.compile(r"textsift::output|serde_json")),
+    ("character decoding", re.compile(r"encoding_rs|analyze_declared|textsift::html|simdutf8")),
+    ("input", re.compile(r"textsift::input|textsift::batch")),
 ]
-STAGES = [(name, re.compile(pattern)) for name, pattern in STAGES]
 ALLOCATOR = re.compile(r"^(_?mi_|malloc|free|realloc|calloc)")
 COPIES = re.compile(r"memmove|memcpy|memset")
 LOADER = re.compile(r"_dl_|dl_main")
