@@ -668,9 +668,10 @@ enum Kind {
 fn kind_of(tag: &str) -> Kind {
     match tag {
         "script" | "style" | "title" | "template" | "svg" | "math" | "iframe" | "object"
-        | "embed" | "select" | "textarea" | "head" | "canvas" | "video" | "audio" | "datalist" => {
-            Kind::Skip
-        }
+        | "embed" | "select" | "textarea" | "head" | "canvas" | "video" | "audio" | "datalist"
+        // What a browser with frames and plug-ins does not show; their content is raw text,
+        // so markup and all would otherwise come out as words.
+        | "noframes" | "noembed" => Kind::Skip,
         "address" | "article" | "aside" | "blockquote" | "body" | "br" | "button" | "caption"
         | "center" | "dd" | "details" | "dialog" | "dir" | "div" | "dl" | "dt" | "fieldset"
         | "figcaption" | "figure" | "footer" | "form" | "frameset" | "h1" | "h2" | "h3" | "h4"
@@ -749,6 +750,8 @@ const KNOWN_TAGS: &[&str] = &[
     "math",
     "menu",
     "nav",
+    "noembed",
+    "noframes",
     "noscript",
     "object",
     "ol",
@@ -1870,7 +1873,8 @@ mod tests {
             "<html><head><title>  My \n Title </title><style>p{}</style><script>var x=1</script></head>\
              <body><script>alert(1)</script><p>Kept text</p>\
              <svg><text>svg text</text></svg><template><p>tpl</p></template>\
-             <select><option>opt</option></select></body></html>",
+             <select><option>opt</option></select><noembed><p>no plug-in</p></noembed>\
+             <noframes><p>no frames</p></noframes></body></html>",
             SegmentLimits::default(),
         )
         .unwrap();

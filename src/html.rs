@@ -3,7 +3,7 @@
 //! Order of evidence, as the HTML standard has it: a byte-order mark, then the charset the
 //! transport declared (the HTTP `Content-Type` of a WARC record; UTF-8 for a JSON Lines record,
 //! whose page is a JSON string), then a `<meta charset>` or `http-equiv` declaration in the first
-//! bytes, then valid UTF-8, then a statistical detector. One departure: a declared legacy charset
+//! bytes, then valid UTF-8 (a last character cut short allowed), then a statistical detector. One departure: a declared legacy charset
 //! loses to bytes that hold non-ASCII text and are valid UTF-8, since a server's default or a
 //! template's stale `<meta>` names ISO-8859-1 for UTF-8 pages far more often than legacy text
 //! passes as UTF-8. Malformed sequences are replaced, never a failure.
@@ -75,7 +75,9 @@ pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<De
     {
         return Ok(finish(enc, bytes));
     }
-    if std::str::from_utf8(bytes).is_ok() {
+    // A crawler that caps a page's size cuts it anywhere, often inside a character: that
+    // alone must not send a UTF-8 page to the detector, which reads it as a legacy charset.
+    if is_utf8_prefix(bytes) {
         return Ok(finish(encoding_rs::UTF_8, bytes));
     }
     let mut detector = chardetng::EncodingDetector::new();
@@ -576,6 +578,22 @@ mod tests {
             assert!(double_encoded(marked), "{marked}");
         }
         assert!(matches!(mend_double_utf8("plain ascii"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn undeclared_utf8_cut_inside_its_last_character_stays_utf8() {
+        let page = "<p>Der B\u{fc}rgermeister sagte, die Br\u{fc}cke werde gebaut.</p>";
+        let cut = &page.as_bytes()[..page.rfind('\u{fc}').unwrap() + 1];
+        let d = decode(cut).unwrap();
+        assert_eq!((d.encoding, d.had_errors), ("UTF-8", true));
+        assert!(d.text.contains("B\u{fc}rgermeister sagte, die Br\u{fffd}"));
+        // Bytes that are not UTF-8 before the end still go to the detector.
+        assert_eq!(
+            decode(b"<p>Der B\xfcrgermeister sagte, die Br\xfccke.</p>")
+                .unwrap()
+                .encoding,
+            "windows-1252"
+        );
     }
 
     #[test]
