@@ -63,13 +63,14 @@ pub struct Decoding {
     pub decoder: Decoder,
     /// A heading block directly above a content block becomes content.
     pub attach_headings: bool,
-    /// A kept block of at least [`REPEAT_MIN_WORDS`] words whose words repeat those of a kept
-    /// block above it is dropped. Pages often carry a paragraph twice (a summary and its tab,
-    /// desktop and mobile copies, a quoted post); a page's main text rarely does.
+    /// Kept blocks whose words repeat those of kept blocks above them are dropped, a run of
+    /// such blocks next to each other when it holds at least [`REPEAT_MIN_WORDS`] words. Pages
+    /// often carry a paragraph or a section twice (a summary and its tab, desktop and mobile
+    /// copies, a quoted post); a page's main text rarely does.
     pub drop_repeats: bool,
 }
 
-/// Fewest words of a block that [`Decoding::drop_repeats`] drops as a repeat: short texts
+/// Fewest words of a run of repeats that [`Decoding::drop_repeats`] drops: short texts
 /// ("Read more", a price, a table cell) repeat in real content too.
 pub const REPEAT_MIN_WORDS: f32 = 8.0;
 
@@ -163,22 +164,34 @@ impl Decoding {
     }
 }
 
-/// Unkeep every kept block of [`REPEAT_MIN_WORDS`] words or more whose words equal those of a
-/// kept block above it, compared as the benchmark's metric reads words: lowercase, punctuation
-/// and spacing set aside ([`for_each_normalized`]).
+/// Unkeep the repeats among the kept blocks: a kept block whose words equal those of a kept
+/// block above it, compared as the benchmark's metric reads words (lowercase, punctuation and
+/// spacing set aside, [`for_each_normalized`]), is a repeat, and every run of repeats next to
+/// each other among the kept blocks that holds [`REPEAT_MIN_WORDS`] words or more is dropped.
+/// A run, not only a long block: a copied section repeats its short heading with its
+/// paragraphs, while a short text repeated alone ("Read more", a price) is left.
 fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
     // Hash of the normalised words → blocks kept with that hash. A match is confirmed on the
     // normalised texts themselves, so a collision never drops a block.
     let mut seen: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-    for (i, k) in keep.iter_mut().enumerate() {
-        if !*k || words.get(i).is_none_or(|&w| w < REPEAT_MIN_WORDS) {
+    let (mut run, mut run_words) = (Vec::new(), 0.0f32);
+    fn end_run(keep: &mut [bool], run: &mut Vec<usize>, run_words: &mut f32) {
+        if *run_words >= REPEAT_MIN_WORDS {
+            for &j in run.iter() {
+                keep[j] = false;
+            }
+        }
+        run.clear();
+        *run_words = 0.0;
+    }
+    for i in 0..keep.len() {
+        if !keep[i] {
             continue;
         }
-        let Some(text) = texts.get(i).map(AsRef::as_ref) else {
-            continue;
-        };
-        let mut hash = crate::features::FNV_START;
+        let text = texts.get(i).map_or("", AsRef::as_ref);
+        let (mut hash, mut any) = (crate::features::FNV_START, false);
         for_each_normalized(text, |c| {
+            any = true;
             hash = if c.is_ascii() {
                 crate::features::fnv1a(hash, &[c as u8])
             } else {
@@ -186,20 +199,23 @@ fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
             };
         });
         let earlier = seen.entry(hash).or_default();
-        if !earlier.is_empty() {
+        let repeat = any && !earlier.is_empty() && {
             let mine = normalized(text);
-            if earlier
+            earlier
                 .iter()
                 .any(|&j| normalized(texts[j].as_ref()) == mine)
-            {
-                *k = false;
-                continue;
-            }
+        };
+        if repeat {
+            run.push(i);
+            run_words += words.get(i).copied().unwrap_or(0.0);
+            continue;
         }
-        if earlier.len() < MAX_SAME_HASH {
+        if any && earlier.len() < MAX_SAME_HASH {
             earlier.push(i);
         }
+        end_run(keep, &mut run, &mut run_words);
     }
+    end_run(keep, &mut run, &mut run_words);
 }
 
 /// Distinct texts kept per hash value: a page crafted to collide could otherwise make the
@@ -565,17 +581,53 @@ mod tests {
             d.decode(&scores, &words, &headings, &texts),
             [true, true, false, false, true, true, false]
         );
-        // Without its first copy kept, a repeat is the one kept.
+        // Without its first copy kept, a repeat is the one kept. Block 6 repeats it, and the
+        // short repeat 5 next to it goes with it (a run of 10 words).
         let scores = [0.9, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9];
         assert_eq!(
             d.decode(&scores, &words, &headings, &texts),
-            [true, false, true, true, true, true, false]
+            [true, false, true, true, true, false, false]
         );
         let off = Decoding {
             drop_repeats: false,
             ..d
         };
         assert!(off.decode(&scores, &words, &headings, &texts)[6]);
+    }
+
+    #[test]
+    fn a_repeated_section_goes_with_its_short_heading() {
+        let texts = [
+            "Colourful design",
+            "Step into a world of fun and creative possibilities.",
+            "Colourful design",
+            "Step into a world of fun and creative possibilities.",
+            "Buy now",
+            "Buy now",
+            "Colourful design",
+            "Next",
+            "Colourful design",
+            "Buy now",
+        ];
+        let words = [2.0, 9.0, 2.0, 9.0, 2.0, 2.0, 2.0, 1.0, 2.0, 2.0];
+        let d = Decoding {
+            decoder: Decoder::Threshold { threshold: 0.5 },
+            attach_headings: false,
+            drop_repeats: true,
+        };
+        // Blocks 2 and 3 repeat blocks 0 and 1 side by side: dropped together, the heading
+        // too. Runs of short repeats (5 and 6; 8 and 9: 4 words each) stay.
+        assert_eq!(
+            d.decode(&[0.9; 10], &words, &[false; 10], &texts),
+            [true, true, false, false, true, true, true, true, true, true]
+        );
+        // A block left out by the decoder does not cut a run: 3 and 5 are next to each other
+        // among the kept blocks, 8 words together.
+        let texts = ["Intro text", "Long enough paragraph of words here"];
+        let texts = [texts[0], texts[1], "Ad", texts[0], "ad", texts[1]];
+        let words = [2.0, 6.0, 1.0, 2.0, 1.0, 6.0];
+        let keep = d.decode(&[0.9, 0.9, 0.9, 0.9, 0.1, 0.9], &words, &[false; 6], &texts);
+        assert_eq!(keep, [true, true, true, false, false, false]);
     }
 
     #[test]
