@@ -63,15 +63,16 @@ pub struct Decoding {
     pub decoder: Decoder,
     /// A heading block directly above a content block becomes content.
     pub attach_headings: bool,
-    /// Kept blocks whose words repeat those of kept blocks above them are dropped, a run of
-    /// such blocks next to each other when it holds at least [`REPEAT_MIN_WORDS`] words. Pages
-    /// often carry a paragraph or a section twice (a summary and its tab, desktop and mobile
-    /// copies, a quoted post); a page's main text rarely does.
+    /// A kept block of at least [`REPEAT_MIN_WORDS`] words whose words repeat those of a kept
+    /// block above it is dropped, with the shorter repeats next to it. Pages often carry a
+    /// paragraph or a section twice (a summary and its tab, desktop and mobile copies, a
+    /// quoted post); a page's main text rarely does.
     pub drop_repeats: bool,
 }
 
-/// Fewest words of a run of repeats that [`Decoding::drop_repeats`] drops: short texts
-/// ("Read more", a price, a table cell) repeat in real content too.
+/// Fewest words of a block that [`Decoding::drop_repeats`] drops as a repeat, with the short
+/// repeats next to it: short texts ("Read more", a price, a table cell) repeat in real content
+/// too.
 pub const REPEAT_MIN_WORDS: f32 = 8.0;
 
 impl Decoder {
@@ -166,23 +167,24 @@ impl Decoding {
 
 /// Unkeep the repeats among the kept blocks: a kept block whose words equal those of a kept
 /// block above it, compared as the benchmark's metric reads words (lowercase, punctuation and
-/// spacing set aside, [`for_each_normalized`]), is a repeat, and every run of repeats next to
-/// each other among the kept blocks that holds [`REPEAT_MIN_WORDS`] words or more is dropped.
-/// A run, not only a long block: a copied section repeats its short heading with its
-/// paragraphs, while a short text repeated alone ("Read more", a price) is left.
+/// spacing set aside, [`for_each_normalized`]), is a repeat. A repeat of [`REPEAT_MIN_WORDS`]
+/// words or more is dropped, and with it the repeats next to it among the kept blocks: a
+/// copied section repeats its short heading with its paragraphs. Short repeats on their own,
+/// however many side by side ("Read more", prices, the cells of a table), are left.
 fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
     // Hash of the normalised words → blocks kept with that hash. A match is confirmed on the
     // normalised texts themselves, so a collision never drops a block.
     let mut seen: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-    let (mut run, mut run_words) = (Vec::new(), 0.0f32);
-    fn end_run(keep: &mut [bool], run: &mut Vec<usize>, run_words: &mut f32) {
-        if *run_words >= REPEAT_MIN_WORDS {
+    // The current run of repeats side by side, and whether it holds a long one.
+    let (mut run, mut long) = (Vec::new(), false);
+    fn end_run(keep: &mut [bool], run: &mut Vec<usize>, long: &mut bool) {
+        if *long {
             for &j in run.iter() {
                 keep[j] = false;
             }
         }
         run.clear();
-        *run_words = 0.0;
+        *long = false;
     }
     for i in 0..keep.len() {
         if !keep[i] {
@@ -207,15 +209,15 @@ fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
         };
         if repeat {
             run.push(i);
-            run_words += words.get(i).copied().unwrap_or(0.0);
+            long |= words.get(i).is_some_and(|&w| w >= REPEAT_MIN_WORDS);
             continue;
         }
         if any && earlier.len() < MAX_SAME_HASH {
             earlier.push(i);
         }
-        end_run(keep, &mut run, &mut run_words);
+        end_run(keep, &mut run, &mut long);
     }
-    end_run(keep, &mut run, &mut run_words);
+    end_run(keep, &mut run, &mut long);
 }
 
 /// Distinct texts kept per hash value: a page crafted to collide could otherwise make the
@@ -616,18 +618,26 @@ mod tests {
             drop_repeats: true,
         };
         // Blocks 2 and 3 repeat blocks 0 and 1 side by side: dropped together, the heading
-        // too. Runs of short repeats (5 and 6; 8 and 9: 4 words each) stay.
+        // too. Short repeats side by side (5 and 6; 8 and 9) stay.
         assert_eq!(
             d.decode(&[0.9; 10], &words, &[false; 10], &texts),
             [true, true, false, false, true, true, true, true, true, true]
         );
         // A block left out by the decoder does not cut a run: 3 and 5 are next to each other
-        // among the kept blocks, 8 words together.
-        let texts = ["Intro text", "Long enough paragraph of words here"];
-        let texts = [texts[0], texts[1], "Ad", texts[0], "ad", texts[1]];
-        let words = [2.0, 6.0, 1.0, 2.0, 1.0, 6.0];
-        let keep = d.decode(&[0.9, 0.9, 0.9, 0.9, 0.1, 0.9], &words, &[false; 6], &texts);
-        assert_eq!(keep, [true, true, true, false, false, false]);
+        // among the kept blocks. Many short repeats side by side are not a long one.
+        let (intro, long) = ("Intro text", "A long enough paragraph of words here");
+        let mut texts = vec![intro, long, "Ad", intro, "ad", long];
+        let mut words = vec![2.0, 8.0, 1.0, 2.0, 1.0, 8.0];
+        for _ in 0..7 {
+            texts.extend(["1", "2"]);
+            words.extend([1.0, 1.0]);
+        }
+        let mut scores = vec![0.9; texts.len()];
+        scores[4] = 0.1;
+        let keep = d.decode(&scores, &words, &vec![false; texts.len()], &texts);
+        let mut want = vec![true; texts.len()];
+        want[3..6].fill(false);
+        assert_eq!(keep, want);
     }
 
     #[test]
