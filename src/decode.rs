@@ -584,7 +584,7 @@ mod tests {
             [true, true, false, false, true, true, false]
         );
         // Without its first copy kept, a repeat is the one kept. Block 6 repeats it, and the
-        // short repeat 5 next to it goes with it (a run of 10 words).
+        // short repeat 5 next to that long repeat goes with it.
         let scores = [0.9, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9];
         assert_eq!(
             d.decode(&scores, &words, &headings, &texts),
