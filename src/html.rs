@@ -3,10 +3,11 @@
 //! Order of evidence, as the HTML standard has it: a byte-order mark, then the charset the
 //! transport declared (the HTTP `Content-Type` of a WARC record; UTF-8 for a JSON Lines record,
 //! whose page is a JSON string), then a `<meta charset>` or `http-equiv` declaration in the first
-//! bytes, then valid UTF-8 (a last character cut short allowed), then a statistical detector. One departure: a declared legacy charset
-//! loses to bytes that hold non-ASCII text and are valid UTF-8, since a server's default or a
-//! template's stale `<meta>` names ISO-8859-1 for UTF-8 pages far more often than legacy text
-//! passes as UTF-8. Malformed sequences are replaced, never a failure.
+//! bytes, then valid UTF-8 (a last character cut short allowed), then a statistical detector.
+//! One departure: a declared legacy charset loses to bytes that hold non-ASCII text and are
+//! valid UTF-8, since a server's default or a template's stale `<meta>` names ISO-8859-1 for
+//! UTF-8 pages far more often than legacy text passes as UTF-8. Malformed sequences are
+//! replaced, never a failure.
 
 use crate::error::{Error, Result};
 use encoding_rs::Encoding;
