@@ -416,6 +416,17 @@ fn jsonl_pages(
         url: Option<String>,
         html: String,
     }
+    /// A record's name alone, read from a record that is refused, so that the report names it.
+    #[derive(serde::Deserialize)]
+    struct Name {
+        id: Option<serde_json::Value>,
+        url: Option<String>,
+    }
+    let name = |id: Option<serde_json::Value>, url: Option<String>| match id {
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(v) => Some(v.to_string()),
+        None => url,
+    };
     // JSON escapes make a line longer than its page: allow for them, but keep memory bounded.
     let max_line = max_bytes.saturating_mul(2).saturating_add(1 << 20);
     let mut n = 0usize;
@@ -449,21 +460,16 @@ fn jsonl_pages(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let parsed = serde_json::from_slice::<Record>(line).or_else(|e| {
-            // JSON written by tools that allow lone UTF-16 surrogates (Python's `json`, some
-            // scrapers) is refused by serde_json: such a surrogate is read as U+FFFD instead.
-            match without_lone_surrogates(line) {
-                Some(fixed) => serde_json::from_slice::<Record>(&fixed),
-                None => Err(e),
-            }
-        });
+        let mut parsed = serde_json::from_slice::<Record>(line);
+        // Mended only when refused: most lines are plain JSON, read in one pass.
+        let mended = parsed.is_err().then(|| mend_json_line(line)).flatten();
+        if let Some(m) = &mended {
+            parsed = serde_json::from_slice::<Record>(m);
+        }
+        let line = mended.as_deref().unwrap_or(line);
         return Some(match parsed {
             Ok(r) => {
-                let source = match r.id {
-                    Some(serde_json::Value::String(s)) => s,
-                    Some(v) => v.to_string(),
-                    None => r.url.unwrap_or(place),
-                };
+                let source = name(r.id, r.url).unwrap_or(place);
                 let bytes = if r.html.len() as u64 > max_bytes {
                     Err(too_many_bytes(max_bytes, ""))
                 } else {
@@ -475,13 +481,31 @@ fn jsonl_pages(
                 }
             }
             Err(e) => Item::new(
-                place,
+                serde_json::from_slice::<Name>(line)
+                    .ok()
+                    .and_then(|r| name(r.id, r.url))
+                    .unwrap_or(place),
                 Err(Error::Record(format!(
                     "not a JSON record with an \"html\" field: {e}"
                 ))),
             ),
         });
     })
+}
+
+/// A JSON Lines line as other tools write it, made JSON that serde_json reads; `None` when it
+/// is that already (or when nothing here would change it).
+fn mend_json_line(line: &[u8]) -> Option<Vec<u8>> {
+    // JSON is UTF-8, but a tool that pastes a page's raw bytes into it (a Latin-1 `é`) would
+    // lose the whole record to one byte: such bytes are read as U+FFFD, as a decoder does.
+    let lossy = match String::from_utf8_lossy(line) {
+        std::borrow::Cow::Owned(s) => Some(s.into_bytes()),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    // Tools that allow lone UTF-16 surrogates (Python's `json`, some scrapers) write JSON that
+    // serde_json refuses: such a surrogate is read as U+FFFD too.
+    let text = lossy.as_deref().unwrap_or(line);
+    without_lone_surrogates(text).or(lossy)
 }
 
 /// A JSON text with every `\uXXXX` escape of a lone UTF-16 surrogate (a high one not followed by

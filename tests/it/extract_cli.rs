@@ -426,6 +426,7 @@ fn jsonl_and_warc_inputs() {
     let url = "https://example.com/u";
     writeln!(f, "{}", serde_json::json!({"url": url, "html": article(5)})).unwrap();
     writeln!(f, "{}", serde_json::json!({"html": article(6)})).unwrap();
+    writeln!(f, "{}", serde_json::json!({"id": "no-page", "html": null})).unwrap();
     drop(f);
     // A JSON Lines file holds several pages: JSON Lines out by default.
     let out = textsift(&["extract", jsonl.to_str().unwrap()], None);
@@ -441,6 +442,12 @@ fn jsonl_and_warc_inputs() {
     assert_eq!(ids, ["\"a\"", "\"7\"", "\"https://example.com/u\"", &place]);
     assert!(
         stderr(&out).contains("pages.jsonl:2: not a JSON record"),
+        "{}",
+        stderr(&out)
+    );
+    // A refused record that has an id is reported by it.
+    assert!(
+        stderr(&out).contains("textsift: no-page: not a JSON record with an \"html\" field"),
         "{}",
         stderr(&out)
     );
@@ -530,15 +537,20 @@ fn jsonl_and_warc_inputs() {
 
 #[test]
 fn json_lines_as_other_tools_write_them() {
-    // A byte-order mark before the first record (Windows tools), CRLF line ends, and a lone
-    // UTF-16 surrogate escaped in a page (Python's `json` writes them; serde_json refuses them).
+    // A byte-order mark before the first record (Windows tools), CRLF line ends, a lone UTF-16
+    // surrogate escaped in a page (Python's `json` writes them; serde_json refuses them), and a
+    // page's raw Latin-1 byte pasted into the JSON, which is no longer UTF-8.
     let record = |id: &str, html: &str| serde_json::json!({"id": id, "html": html}).to_string();
     let lone = record("lone", &article(2)).replacen("Paragraph 0", "Paragraph \\ud800 0", 1);
-    let file = format!(
+    let mut file = format!(
         "\u{feff}{}\r\n{}\r\n{lone}\r\n",
         record("first", &article(0)),
         record("second", &article(1))
-    );
+    )
+    .into_bytes();
+    let raw = record("raw", &article(3)).replacen("Paragraph 0", "Paragraph caf@ 0", 1);
+    file.extend(raw.bytes().map(|b| if b == b'@' { 0xE9 } else { b }));
+    file.extend_from_slice(b"\r\n");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pages.jsonl");
     std::fs::write(&path, file).unwrap();
@@ -546,9 +558,14 @@ fn json_lines_as_other_tools_write_them() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let recs = records(&out);
     let ids: Vec<&str> = recs.iter().map(|r| r["source"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["first", "second", "lone"]);
+    assert_eq!(ids, ["first", "second", "lone", "raw"]);
     let text = recs[2]["text"].as_str().unwrap();
     assert!(text.contains("Paragraph \u{fffd} 0 of story 2"), "{text}");
+    let text = recs[3]["text"].as_str().unwrap();
+    assert!(
+        text.contains("Paragraph caf\u{fffd} 0 of story 3"),
+        "{text}"
+    );
 }
 
 #[test]

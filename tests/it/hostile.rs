@@ -577,19 +577,25 @@ fn json_lines_that_are_not_json() {
     let want = [
         ("good", "ok"),
         ("pages.jsonl:2", "record"),
-        ("pages.jsonl:3", "record"),
-        ("pages.jsonl:4", "record"),
+        // A refused record is named by its id when it has one.
+        ("no-html", "record"),
+        ("7", "record"),
         ("pages.jsonl:5", "record"),
         ("pages.jsonl:7", "record"),
         ("pages.jsonl:8", "too large"),
         ("pages.jsonl:9", "ok"),
         ("good", "ok"),
-        ("pages.jsonl:11", "record"),
+        // Bytes that are not UTF-8 are read as U+FFFD, not a reason to lose the page.
+        ("bad-utf8", "ok"),
     ];
     let want: Vec<(String, &str)> = want.iter().map(|(s, k)| (s.to_string(), *k)).collect();
     assert_eq!(summary, want);
     let msg = error_of(&got[1]);
     assert!(msg.contains("not a JSON record"), "{msg}");
+    assert_eq!(
+        got[9].bytes.as_deref().ok(),
+        Some("\u{fffd}\u{fffd}".as_bytes())
+    );
 }
 
 fn error_of(item: &Item) -> String {
