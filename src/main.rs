@@ -144,7 +144,7 @@ struct EvalArgs {
     #[arg(long)]
     model: Option<PathBuf>,
     /// Score threshold (default: the model's own).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_threshold)]
     threshold: Option<f32>,
     /// Share of aligned words that makes a block content in the derived labels.
     #[arg(long, default_value_t = 0.5)]
@@ -197,7 +197,7 @@ struct InputArgs {
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
     /// Largest page accepted, in bytes, before and after gunzip; a larger page is refused.
-    #[arg(long, default_value_t = input::DEFAULT_MAX_BYTES)]
+    #[arg(long, default_value_t = input::DEFAULT_MAX_BYTES, value_parser = parse_limit::<u64>)]
     max_bytes: u64,
 }
 
@@ -207,16 +207,16 @@ struct ModelArgs {
     #[arg(long)]
     model: Option<PathBuf>,
     /// Decoder instead of the model's own: threshold, mss, runs, smooth or expected_f1.
-    #[arg(long)]
+    #[arg(long, value_parser = ["threshold", "mss", "runs", "smooth", "expected_f1"])]
     decoder: Option<String>,
     /// Score threshold for the decoder (default: the model's own).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_threshold)]
     threshold: Option<f32>,
     /// Most DOM nodes in a page, counted while parsing; a larger page is refused.
-    #[arg(long, default_value_t = SegmentLimits::default().max_nodes)]
+    #[arg(long, default_value_t = SegmentLimits::default().max_nodes, value_parser = parse_limit::<usize>)]
     max_nodes: usize,
     /// Most blocks kept from a page; the rest of a larger page is dropped, not refused.
-    #[arg(long, default_value_t = SegmentLimits::default().max_blocks)]
+    #[arg(long, default_value_t = SegmentLimits::default().max_blocks, value_parser = parse_limit::<usize>)]
     max_blocks: usize,
 }
 
@@ -282,6 +282,22 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if n <= max => Ok(n),
         _ => Err(format!("expected a number from 0 (all cores) to {max}")),
+    }
+}
+
+/// A `--threshold` value: a score, from 0 to 1.
+fn parse_threshold(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
+        _ => Err("expected a score from 0 to 1".to_string()),
+    }
+}
+
+/// A limit's value: a whole number above zero (a limit of zero would refuse every page).
+fn parse_limit<T: std::str::FromStr + Default + PartialOrd>(s: &str) -> Result<T, String> {
+    match s.parse::<T>() {
+        Ok(n) if n > T::default() => Ok(n),
+        _ => Err("expected a whole number above zero".to_string()),
     }
 }
 

@@ -765,6 +765,15 @@ fn usage_and_model_errors() {
         &["extract", "--threads", "many", "-"],
         &["extract", "--blocks", "--format", "text", "-"],
         &["extract", "--blocks", "--format", "html", "-"],
+        // Settings out of range are usage errors too, named before any page is read.
+        &["extract", "--threshold", "1.5", "-"],
+        &["extract", "--threshold", "NaN", "-"],
+        &["extract", "--decoder", "best", "-"],
+        &["extract", "--max-bytes", "0", "-"],
+        &["extract", "--max-nodes", "0", "-"],
+        &["extract", "--max-blocks", "0", "-"],
+        &["blocks", "--max-bytes", "0", "-"],
+        &["eval", "--data", ".", "--threshold=-0.5"],
     ] {
         let out = textsift(args, Some(article(3).as_bytes()));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
