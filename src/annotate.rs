@@ -264,6 +264,27 @@ pub struct WcxbPage {
 pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
     let gt_dir = dir.join("ground-truth");
     let html_dir = dir.join("html");
+    if !gt_dir.is_dir() {
+        // Named plainly: "cannot read" of the folder given would hide which part is missing.
+        // The benchmark's own folder holds its splits (`wcxb/dev`): name the one meant.
+        let mut splits: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join("ground-truth").is_dir())
+            .map(|p| p.display().to_string())
+            .collect();
+        splits.sort();
+        let hint = match splits.as_slice() {
+            [] => String::new(),
+            [one] => format!("; {one} is one"),
+            some => format!("; {} are such folders", some.join(", ")),
+        };
+        return Err(Error::Annotation(format!(
+            "no ground-truth folder in it (annotated data is a WCXB-style folder, with \
+             ground-truth/ID.json and html/ID.html.gz, or a JSON Lines file){hint}"
+        )));
+    }
     let entries = std::fs::read_dir(&gt_dir).map_err(|source| Error::Io {
         path: gt_dir.clone(),
         source,
@@ -561,6 +582,57 @@ impl EarlierLabels {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wcxb_folder_and_the_folders_that_are_not_one() {
+        let root = tempfile::tempdir().unwrap();
+        let dev = root.path().join("dev");
+        std::fs::create_dir_all(dev.join("ground-truth")).unwrap();
+        std::fs::create_dir_all(dev.join("html")).unwrap();
+        let gt = serde_json::json!({
+            "url": "https://www.example.org/a/b",
+            "_internal": {"page_type": {"primary": "category"}},
+            "ground_truth": {"main_content": "Gold words"}
+        });
+        std::fs::write(dev.join("ground-truth/0001.json"), gt.to_string()).unwrap();
+        std::fs::write(dev.join("html/0001.html"), "<p>Gold words</p>").unwrap();
+        std::fs::write(dev.join("ground-truth/0002.json"), "{}").unwrap();
+        let pages = read_wcxb(&dev).unwrap();
+        let got: Vec<_> = pages
+            .iter()
+            .map(|p| {
+                (
+                    p.id.as_str(),
+                    p.group.as_str(),
+                    p.page_type.as_deref(),
+                    p.gold.as_str(),
+                )
+            })
+            .collect();
+        // The domain groups a page (its id when it has no url); "category" reads "collection".
+        assert_eq!(
+            got,
+            [
+                ("0001", "example.org", Some("collection"), "Gold words"),
+                ("0002", "0002", None, "")
+            ]
+        );
+        assert_eq!(pages[0].html, dev.join("html/0001.html"));
+
+        // The benchmark's own folder holds its splits: the error names the split meant.
+        let err = read_wcxb(root.path()).unwrap_err().to_string();
+        assert!(err.contains("no ground-truth folder"), "{err}");
+        assert!(
+            err.ends_with(&format!("; {} is one", dev.display())),
+            "{err}"
+        );
+        let err = read_wcxb(&dev.join("html")).unwrap_err().to_string();
+        assert!(err.ends_with("or a JSON Lines file)"), "{err}");
+        std::fs::remove_file(dev.join("ground-truth/0001.json")).unwrap();
+        std::fs::remove_file(dev.join("ground-truth/0002.json")).unwrap();
+        let err = read_wcxb(&dev).unwrap_err().to_string();
+        assert!(err.contains("has no .json ground-truth files"), "{err}");
+    }
 
     #[test]
     fn earlier_labels_follow_the_texts_in_order() {
