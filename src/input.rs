@@ -57,19 +57,22 @@ impl Item {
 }
 
 /// Expand command-line inputs: `-` is standard input, a directory is walked recursively in
-/// sorted order, anything else is a file. Unreadable entries become error items.
-pub fn expand(inputs: &[String]) -> Vec<(String, Option<PathBuf>)> {
+/// sorted order, anything else is a file. Unreadable entries become error items. A name that
+/// is not UTF-8 (a file saved under a Latin-1 name) is read all the same; its source shows
+/// such bytes as U+FFFD.
+pub fn expand<S: AsRef<std::ffi::OsStr>>(inputs: &[S]) -> Vec<(String, Option<PathBuf>)> {
     let mut out = Vec::new();
     for input in inputs {
+        let input = input.as_ref();
         if input == "-" {
-            out.push((input.clone(), None));
+            out.push(("-".to_string(), None));
             continue;
         }
         let path = PathBuf::from(input);
         if path.is_dir() {
             walk(&path, &mut out);
         } else {
-            out.push((input.clone(), Some(path)));
+            out.push((input.to_string_lossy().into_owned(), Some(path)));
         }
     }
     out
@@ -78,11 +81,23 @@ pub fn expand(inputs: &[String]) -> Vec<(String, Option<PathBuf>)> {
 fn walk(dir: &Path, out: &mut Vec<(String, Option<PathBuf>)>) {
     // walkdir is iterative (a deep tree cannot overflow the stack) and follows links to
     // directories without walking into a loop: a link back to an ancestor is passed over, as
-    // its pages are already on the way.
+    // its pages are already on the way. A directory reached again by another way (a link to a
+    // directory above the one walked, then down into it) is walked once, so that no page is
+    // read twice; walking in name order decides which way names it, the same on every run.
     let mut found = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).follow_links(true) {
+    let mut dirs = std::collections::HashSet::new();
+    let mut entries = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = entries.next() {
         match entry {
-            Ok(e) if e.file_type().is_dir() => {}
+            Ok(e) if e.file_type().is_dir() => {
+                let real = std::fs::canonicalize(e.path());
+                if real.is_ok_and(|real| !dirs.insert(real)) {
+                    entries.skip_current_dir();
+                }
+            }
             Ok(e) => found.push(e.into_path()),
             Err(e) if e.loop_ancestor().is_some() => {}
             // Reported when read, as an error item of its own.
@@ -1196,7 +1211,7 @@ fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
 
 /// Read every input into items, in order. A convenience for small batches; large batches
 /// should call [`read`] per path so that only a few pages are in memory at once.
-pub fn read_all(inputs: &[String], max_bytes: u64) -> Vec<Item> {
+pub fn read_all<S: AsRef<std::ffi::OsStr>>(inputs: &[S], max_bytes: u64) -> Vec<Item> {
     expand(inputs)
         .into_iter()
         .map(|(source, path)| {

@@ -192,7 +192,7 @@ error."#;
 struct InputArgs {
     /// Files, directories or - (standard input, also read when no input is named).
     #[arg(value_name = "INPUT")]
-    inputs: Vec<String>,
+    inputs: Vec<std::ffi::OsString>,
     /// Worker threads (0: all cores).
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
@@ -304,7 +304,7 @@ fn parse_limit<T: std::str::FromStr + Default + PartialOrd>(s: &str) -> Result<T
 /// The inputs as named, or standard input when none is named and pages are piped in. With
 /// nothing named and a terminal for input, the command would wait for pages typed by hand, so
 /// that is a usage error (exit code 2).
-fn inputs_or_stdin(inputs: &mut Vec<String>, command: &str) {
+fn inputs_or_stdin(inputs: &mut Vec<std::ffi::OsString>, command: &str) {
     if !inputs.is_empty() {
         return;
     }
@@ -315,7 +315,7 @@ fn inputs_or_stdin(inputs: &mut Vec<String>, command: &str) {
             "no INPUT: name files, directories or - (standard input), or pipe pages in",
         );
     }
-    inputs.push("-".to_string());
+    inputs.push("-".into());
 }
 
 /// A usage error found after parsing: clap's message and usage line, exit code 2.
@@ -617,7 +617,8 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     };
     // Several pages in the debug view: one document with a section for each.
     let frame = if format == Format::Html && !single {
-        let title = args.input.inputs.join(" ");
+        let title = args.input.inputs.join(std::ffi::OsStr::new(" "));
+        let title = title.to_string_lossy();
         (
             textsift::output::html_header(&title),
             textsift::output::HTML_FOOTER,

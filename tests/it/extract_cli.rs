@@ -536,6 +536,34 @@ fn jsonl_and_warc_inputs() {
 }
 
 #[test]
+fn a_file_name_that_is_not_utf8() {
+    // Crawls save pages under the names they were served with, Latin-1 ones among them.
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.html");
+    std::fs::write(dir.path().join(name), article(1)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_textsift"))
+        .arg("extract")
+        .arg(dir.path().join(name))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Paragraph 1 of story 1"),
+        "{}",
+        stdout(&out)
+    );
+    // Named by itself or found in a directory, its source shows the byte as U+FFFD.
+    let out = textsift(&["extract", dir.path().to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("caf\u{fffd}.html"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn json_lines_as_other_tools_write_them() {
     // A byte-order mark before the first record (Windows tools), CRLF line ends, a lone UTF-16
     // surrogate escaped in a page (Python's `json` writes them; serde_json refuses them), and a

@@ -1093,6 +1093,21 @@ fn links_to_directories_are_followed_but_not_round_a_loop() {
         .map(|(source, _)| source[root.len()..].to_string())
         .collect();
     assert_eq!(found, ["/a.html", "/more/c.html", "/sub/b.html"]);
+
+    // A link to the directory above the one walked leads back down into it by a way that is
+    // no loop of links: it is walked once, and the pages beside it are read.
+    let outer = tempfile::tempdir().unwrap();
+    let tree = outer.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    std::fs::write(tree.join("a.html"), ARTICLE).unwrap();
+    std::fs::write(outer.path().join("beside.html"), ARTICLE).unwrap();
+    std::os::unix::fs::symlink(outer.path(), tree.join("out")).unwrap();
+    let root = tree.display().to_string();
+    let found: Vec<String> = input::expand(std::slice::from_ref(&root))
+        .into_iter()
+        .map(|(source, _)| source[root.len()..].to_string())
+        .collect();
+    assert_eq!(found, ["/a.html", "/out/beside.html"]);
 }
 
 #[test]
