@@ -455,30 +455,18 @@ fn run_batch(
     work: impl Fn(&input::Item, &[u8]) -> textsift::Result<String> + Sync + Send,
 ) -> anyhow::Result<ExitCode> {
     let max_bytes = input.max_bytes;
-    let items = input::expand(&input.inputs)
+    let expanded = input::expand(&input.inputs);
+    let files = expanded.len();
+    // Each page carries the number of its input, so that the bar counts inputs done.
+    let items = expanded
         .into_iter()
-        .flat_map(move |(source, path)| input::pages(source, path, max_bytes));
-    let progress = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} {pos} pages, {rate} pages/s, {elapsed}",
-            )
-            .map(|style| {
-                // Whole pages per second: indicatif's own {per_sec} prints four decimals.
-                style.with_key(
-                    "rate",
-                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = write!(w, "{:.0}", state.per_sec());
-                    },
-                )
-            })
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-        );
-        Some(bar)
-    } else {
-        None
-    };
+        .enumerate()
+        .flat_map(move |(k, (source, path))| {
+            input::pages(source, path, max_bytes).map(move |item| (k, item))
+        });
+    let progress =
+        std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| progress_bar(files));
+    let started = std::time::Instant::now();
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
     out.write_all(frame.0.as_bytes())?;
@@ -486,12 +474,12 @@ fn run_batch(
     textsift::batch::run_ordered(
         items,
         input.threads,
-        |mut item| {
+        |(k, mut item)| {
             let bytes = std::mem::replace(&mut item.bytes, Ok(Vec::new()));
             let result = bytes.and_then(|b| work(&item, &b));
-            (item.source, result)
+            (k, item.source, result)
         },
-        |(source, result)| -> anyhow::Result<()> {
+        |(k, source, result)| -> anyhow::Result<()> {
             if let Ok(text) = &result {
                 out.write_all(text.as_bytes())?;
             }
@@ -501,7 +489,16 @@ fn run_batch(
                     if let Some(line) = failure {
                         bar.suspend(|| eprintln!("{line}"));
                     }
-                    bar.set_position(tally.pages as u64);
+                    // With several inputs the bar counts the inputs before this page's one
+                    // (its pages may be many, as in a WARC file), and says the pages apart.
+                    let done = if files > 1 { k } else { tally.pages };
+                    bar.set_position(done as u64);
+                    let rate = tally.pages as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                    let pages = match tally.pages {
+                        1 => "1 page".to_string(),
+                        n => format!("{n} pages"),
+                    };
+                    bar.set_message(format!("{pages}, {rate:.0} pages/s"));
                 }
                 (None, Some(line)) => eprintln!("{line}"),
                 (None, None) => {}
@@ -515,6 +512,29 @@ fn run_batch(
         bar.finish_and_clear();
     }
     Ok(tally.finish())
+}
+
+/// The progress shown on a terminal: a bar with the time left when several inputs are named
+/// or found in directories, a spinner for one input (a WARC or JSON Lines file holds an
+/// unknown number of pages).
+fn progress_bar(files: usize) -> indicatif::ProgressBar {
+    let (bar, template) = if files > 1 {
+        (
+            indicatif::ProgressBar::new(files as u64),
+            "{wide_bar} {pos}/{len} inputs, {msg}, {elapsed} (left: {eta})",
+        )
+    } else {
+        (
+            indicatif::ProgressBar::new_spinner(),
+            "{spinner} {msg}, {elapsed}",
+        )
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    bar.set_message("0 pages");
+    bar
 }
 
 fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
