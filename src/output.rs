@@ -224,8 +224,13 @@ pub fn to_markdown(e: &Extraction) -> String {
             };
             return (text, Gap::Space);
         }
+        // A quote's paragraphs are blocks of their own tags (`<blockquote><p>…`): the
+        // feature that says a block lies inside one marks them too.
+        let quoted = b.tag == "blockquote"
+            || (b.index < e.features.rows()
+                && e.features.get(b.index, crate::features::F::InBlockquote) > 0.5);
         if b.role == Role::Line && under {
-            let quote = if b.tag == "blockquote" { "> " } else { "" };
+            let quote = if quoted { "> " } else { "" };
             return (
                 format!("{quote}{}", md_escape(&b.text, true)),
                 Gap::HardBreak,
@@ -242,8 +247,8 @@ pub fn to_markdown(e: &Extraction) -> String {
                 let hashes = "#".repeat(usize::from(level) + 1);
                 format!("{hashes} {}", heading_text(b.collapsed_text()))
             }
-            (_, "blockquote") if pre => format!("> {}", code_block_under(&b.text, "> ")),
-            (_, "blockquote") => format!("> {}", md_escape(&b.text, true)),
+            _ if quoted && pre => format!("> {}", code_block_under(&b.text, "> ")),
+            _ if quoted => format!("> {}", md_escape(&b.text, true)),
             _ if pre || b.tag == "pre" => code_block(&b.text),
             _ => md_escape(&b.text, true),
         };

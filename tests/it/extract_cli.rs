@@ -950,6 +950,8 @@ fn tricky_markdown_page() -> String {
          <tr><td>3.0 for every later run of the tool</td></tr></tbody></table>\
          <pre><ul><li>Run it as *root* once: textsift --check config.toml\n\n        \
          then as _yourself_: textsift --check config.toml</li></ul></pre>\
+         <blockquote><p>Quoted from the author of the tool, who explains in a full sentence \
+         why it reads its settings once.</p></blockquote>\
          <p>{}</p></article></main><footer><p>Copyright 2026 Example Docs.</p></footer>\
          </body></html>",
         "The tool reads both settings from its configuration file when it starts. ".repeat(3)
@@ -967,7 +969,7 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
     ));
     let mut shown = String::new();
     let (mut tables, mut rows, mut ordered, mut html) = (0, 0, Vec::new(), Vec::new());
-    let (mut lists, mut deepest, mut breaks) = (0, 0, 0);
+    let (mut lists, mut deepest, mut breaks, mut quotes) = (0, 0, 0, 0);
     for event in Parser::new_ext(&md, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH) {
         match event {
             Event::Text(t) | Event::Code(t) => shown.push_str(&t),
@@ -980,6 +982,10 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
                 deepest = deepest.max(lists);
             }
             Event::End(TagEnd::List(_)) => lists -= 1,
+            Event::Start(Tag::BlockQuote(_)) => {
+                quotes += 1;
+                shown.push(' ')
+            }
             Event::HardBreak => {
                 breaks += 1;
                 shown.push(' ')
@@ -1008,6 +1014,9 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
         (1, 5, vec![1, 3], 2, 3),
         "{md}"
     );
+    // The quote's paragraph, a `<p>` inside the `<blockquote>`, is quoted.
+    assert_eq!(quotes, 1, "{md}");
+    assert!(md.contains("\n> Quoted from the author"), "{md}");
     assert!(
         md.contains(
             "\n3. Third step of the tutorial, with enough words to be kept as content.\\\n   \
