@@ -752,8 +752,9 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let cv = if recipe.cv.folds >= 2 {
         let cv = train::cross_validate(&pages, &recipe)?;
         emit(&format!(
-            "Cross-validation, {} folds grouped by domain, threshold {:.2}:\n\n{}\n",
-            recipe.cv.folds,
+            "Cross-validation, {} folds {}, threshold {:.2}:\n\n{}\n",
+            cv.folds.len(),
+            cv.grouping,
             cv.threshold,
             cv.all.markdown()
         ))?;

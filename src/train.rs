@@ -367,6 +367,9 @@ pub type DecoderScore = (Decoding, Means, Vec<(String, Means)>);
 pub struct CrossValidation {
     /// Scores of each fold's test pages, at the chosen threshold.
     pub folds: Vec<Evaluation>,
+    /// How pages were put in folds, as a phrase after "N folds": by domain, or, for pages of
+    /// fewer sites than folds, one site each or by page.
+    pub grouping: String,
     /// All test pages together, at the chosen threshold.
     pub all: Evaluation,
     /// Mean word F1 of every candidate threshold.
@@ -391,7 +394,38 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
             "cross-validation needs at least 2 folds".into(),
         ));
     }
-    let groups: Vec<&str> = pages.iter().map(|p| p.group.as_str()).collect();
+    // Pages of one site (a person's own annotations often are) cannot be split by site: each
+    // page is its own group then, and the figures are those of new pages of that site. Fewer
+    // sites than folds give one site to a fold.
+    let sites = pages
+        .iter()
+        .map(|p| p.group.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let (groups, k, grouping): (Vec<&str>, usize, String) = if sites >= k {
+        let groups = pages.iter().map(|p| p.group.as_str()).collect();
+        (
+            groups,
+            k,
+            "grouped by domain (no site in both train and test)".into(),
+        )
+    } else if sites >= 2 {
+        let groups = pages.iter().map(|p| p.group.as_str()).collect();
+        (
+            groups,
+            sites,
+            format!("of one site each (only {sites} sites)"),
+        )
+    } else if pages.len() >= 2 {
+        let groups = pages.iter().map(|p| p.id.as_str()).collect();
+        let grouping = "grouped by page (every page is of one site: the scores are those of \
+                        new pages of that site, not of other sites)";
+        (groups, k.min(pages.len()), grouping.into())
+    } else {
+        return Err(Error::Config(
+            "cross-validation needs at least 2 pages; train on one with --folds 0".into(),
+        ));
+    };
     let fold_of = assign_folds(&groups, k);
     let params = recipe.stage_params();
     let copies = clean_copies(pages, recipe.labels.clean_copies);
@@ -494,6 +528,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     }
     Ok(CrossValidation {
         folds,
+        grouping,
         all,
         thresholds,
         threshold,
@@ -684,9 +719,10 @@ pub fn report_markdown(r: &ReportInputs) -> String {
     if let Some(cv) = r.cv {
         let _ = writeln!(
             s,
-            "## Cross-validation\n\n{} folds grouped by domain (no site in both train and test); \
-             threshold {:.2} chosen by cross-validated word F1.\n",
+            "## Cross-validation\n\n{} folds {}; threshold {:.2} chosen by cross-validated \
+             word F1.\n",
             cv.folds.len(),
+            cv.grouping,
             cv.threshold
         );
         s.push_str(&cv.all.markdown());

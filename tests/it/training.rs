@@ -64,6 +64,54 @@ fn small_recipe() -> Recipe {
 }
 
 #[test]
+fn pages_of_fewer_sites_than_folds_are_still_cross_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut pages, _) = annotate::load(&manifest(dir.path()), 0.5, 1 << 20).unwrap();
+    let recipe = small_recipe();
+    // The (fold, site) pairs of a cross-validation: one per fold when each holds one site.
+    let folds_of = |cv: &train::CrossValidation, pages: &[annotate::LabeledPage]| {
+        let mut seen: Vec<(usize, String)> = cv
+            .fold_of
+            .iter()
+            .zip(pages)
+            .map(|(&f, p)| (f, p.group.clone()))
+            .collect();
+        seen.sort();
+        seen.dedup();
+        seen
+    };
+    // Two sites, three folds asked for: one site to a fold.
+    for p in &mut pages {
+        p.group = if p.group.as_str() < "site3" { "a" } else { "b" }.into();
+    }
+    let cv = train::cross_validate(&pages, &recipe).unwrap();
+    assert_eq!(cv.folds.len(), 2);
+    assert_eq!(
+        folds_of(&cv, &pages).len(),
+        2,
+        "{:?}",
+        folds_of(&cv, &pages)
+    );
+    assert!(cv.grouping.contains("one site each"), "{}", cv.grouping);
+    // One site (a person's own annotations): pages are grouped alone, and the report says so.
+    for p in &mut pages {
+        p.group = "mysite.example".into();
+    }
+    let cv = train::cross_validate(&pages, &recipe).unwrap();
+    assert_eq!(cv.folds.len(), 3);
+    assert!(cv.folds.iter().all(|f| f.pages.len() == 8));
+    assert!(
+        cv.grouping.starts_with("grouped by page"),
+        "{}",
+        cv.grouping
+    );
+    assert!(cv.all.overall().f1 > 0.9, "{}", cv.all.markdown());
+    // One page cannot be cross-validated: the error says how to train on it.
+    let err = train::cross_validate(&pages[..1], &recipe).unwrap_err();
+    assert!(err.to_string().contains("--folds 0"), "{err}");
+}
+
+#[test]
 fn gold_text_annotations_train_a_model_that_round_trips() {
     let dir = tempfile::tempdir().unwrap();
     let (pages, bad) = annotate::load(&manifest(dir.path()), 0.5, 1 << 20).unwrap();
