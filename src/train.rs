@@ -271,10 +271,19 @@ fn fnv(s: &str) -> u64 {
     crate::features::fnv1a(crate::features::FNV_START, s.as_bytes())
 }
 
-/// Stack the rows, labels, row weights and groups of some pages.
+/// Whether every page is of one site: then each page stands for a site where sites are
+/// counted (the folds, and the class/id tokens learned on at least 3 sites, each row reading
+/// them without its own), so that a person's annotations of their own site learn its classes.
+fn one_site(pages: &[LabeledPage]) -> bool {
+    pages.windows(2).all(|w| w[0].group == w[1].group)
+}
+
+/// Stack the rows, labels, row weights and groups of some pages; `by_page` gives each page a
+/// group of its own (see [`one_site`]).
 fn rows_of<'a>(
     pages: impl IntoIterator<Item = &'a LabeledPage>,
     weighting: Weighting,
+    by_page: bool,
 ) -> TrainingRows {
     let mut t = TrainingRows::default();
     let mut group_ids: std::collections::HashMap<&str, u32> = Default::default();
@@ -283,7 +292,12 @@ fn rows_of<'a>(
         t.labels.extend(p.labels.iter().map(|&l| u8::from(l)));
         let n = p.labels.len();
         let next = group_ids.len() as u32;
-        let g = *group_ids.entry(p.group.as_str()).or_insert(next);
+        let group = if by_page {
+            p.id.as_str()
+        } else {
+            p.group.as_str()
+        };
+        let g = *group_ids.entry(group).or_insert(next);
         t.groups.extend(std::iter::repeat_n(g, n));
         t.pages.push(n);
         t.text_keys
@@ -429,6 +443,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     let fold_of = assign_folds(&groups, k);
     let params = recipe.stage_params();
     let copies = clean_copies(pages, recipe.labels.clean_copies);
+    let by_page = one_site(pages);
     // Folds are trained side by side: a booster's rounds follow one another, so one fold
     // alone keeps a single core busy.
     let per_fold: Vec<Vec<(usize, Vec<f32>)>> = (0..k)
@@ -447,6 +462,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
                             .map(|(_, c)| c),
                     ),
                 recipe.model.weighting,
+                by_page,
             );
             if data.rows.is_empty() {
                 return Err(Error::Training(format!("fold {fold} has no training rows")));
@@ -567,6 +583,7 @@ pub fn train_final(
     let rows = rows_of(
         pages.iter().chain(copies.iter().map(|(_, c)| c)),
         recipe.model.weighting,
+        one_site(pages),
     );
     if rows.rows.is_empty() {
         return Err(Error::Training("no blocks to train on".into()));

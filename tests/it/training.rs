@@ -106,6 +106,11 @@ fn pages_of_fewer_sites_than_folds_are_still_cross_validated() {
         cv.grouping
     );
     assert!(cv.all.overall().f1 > 0.9, "{}", cv.all.markdown());
+    // The site's own class names are learned, its pages standing for the sites that a token
+    // must be found on (its menu, its related links).
+    let model = train::train_final(&pages, &recipe, vec![], Some(&cv), "2026-01-01".into());
+    let described = model.unwrap().describe();
+    assert!(described.contains("learned class/id tokens"), "{described}");
     // One page cannot be cross-validated: the error says how to train on it.
     let err = train::cross_validate(&pages[..1], &recipe).unwrap_err();
     assert!(err.to_string().contains("--folds 0"), "{err}");
