@@ -124,8 +124,8 @@ impl Extractor {
         Ok(Extractor::with_model(Model::embedded()?))
     }
 
-    /// An extractor with the model in a file.
-    pub fn from_model_file(path: &Path) -> Result<Extractor> {
+    /// An extractor with the model in a file (`Extractor::from_model_file("my.tsm")`).
+    pub fn from_model_file(path: impl AsRef<Path>) -> Result<Extractor> {
         Ok(Extractor::with_model(Model::load(path)?))
     }
 

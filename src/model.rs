@@ -387,7 +387,8 @@ impl Model {
     }
 
     /// Load a model file.
-    pub fn load(path: &Path) -> Result<Model> {
+    pub fn load(path: impl AsRef<Path>) -> Result<Model> {
+        let path = path.as_ref();
         // The path is in the message: unlike a page's, a model's error is not reported under
         // its source.
         let bytes = std::fs::read(path)
@@ -449,7 +450,8 @@ impl Model {
     }
 
     /// Write a model file.
-    pub fn save(&self, path: &Path) -> Result<()> {
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
         let bytes = self.to_bytes()?;
         std::fs::write(path, bytes).map_err(|source| Error::Write {
             path: path.to_path_buf(),

@@ -35,6 +35,29 @@ fn the_shipped_model_loads_and_predicts() {
 }
 
 #[test]
+fn a_model_file_named_by_a_string_extracts_as_the_embedded_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("copy.tsm");
+    Model::from_bytes(SHIPPED).unwrap().save(&path).unwrap();
+    let name: String = path.to_str().unwrap().to_string();
+    let page = b"<title>T</title><nav><a href=/>Home</a></nav><p>A paragraph with enough words \
+                 to be a block of text, as a page's main text is.</p>";
+    let from_file = Extractor::from_model_file(&name)
+        .unwrap()
+        .extract(page)
+        .unwrap();
+    let embedded = Extractor::new().unwrap().extract(page).unwrap();
+    assert_eq!(from_file.text, embedded.text);
+    assert_eq!(from_file.blocks, embedded.blocks);
+    // A missing file is named in the error.
+    let err = Extractor::from_model_file("no-such-model.tsm").unwrap_err();
+    assert!(
+        err.to_string().contains("no-such-model.tsm: cannot read"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_paragraph_said_twice_is_kept_once_when_repeats_are_dropped() {
     let para = "Hemp dress in three layers, with a side zip and one pocket on the right.";
     let page = format!(
