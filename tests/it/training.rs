@@ -185,7 +185,7 @@ fn gold_text_annotations_train_a_model_that_round_trips() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("truncated"), "{err}");
-    let err = Model::load(&dir.path().join("missing.tsm"))
+    let err = Model::load(dir.path().join("missing.tsm"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("cannot read"), "{err}");
