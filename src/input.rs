@@ -184,9 +184,7 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
     }
     let room = claimed.min(possible).min(max_bytes.saturating_add(1));
     let mut out = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
-    let result = MultiGzDecoder::new(bytes.as_slice())
-        .take(max_bytes.saturating_add(1))
-        .read_to_end(&mut out);
+    let result = gunzip_members(&bytes, max_bytes.saturating_add(1), &mut out);
     match result {
         Ok(_) if out.len() as u64 > max_bytes => Err(too_many_bytes(max_bytes, " after gunzip")),
         Ok(_) => Ok(out),
@@ -196,6 +194,24 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
         ))),
         Err(e) => Err(Error::Gzip(e.to_string())),
     }
+}
+
+/// Inflate the gzip members of `bytes` one after another into `out`, up to `limit` bytes in
+/// all. Bytes after a member that do not start another one are ignored, as `gzip -d` does
+/// ("trailing garbage ignored"): a file padded with zeros or followed by a stray line keeps
+/// its page. A member cut short is an error (`UnexpectedEof`), as is a corrupt one.
+fn gunzip_members(bytes: &[u8], limit: u64, out: &mut Vec<u8>) -> std::io::Result<()> {
+    let mut rest = bytes;
+    while rest.starts_with(&[0x1f, 0x8b]) {
+        let left = limit.saturating_sub(out.len() as u64);
+        let mut member = flate2::bufread::GzDecoder::new(rest);
+        (&mut member).take(left).read_to_end(out)?;
+        if out.len() as u64 >= limit {
+            break;
+        }
+        rest = member.into_inner();
+    }
+    Ok(())
 }
 
 /// Gunzip with libdeflate, which inflates a whole buffer at once faster than a stream can
@@ -1404,6 +1420,35 @@ mod tests {
         broken[middle] ^= 0xff;
         assert!(gunzip_one_member(&broken, page.len()).is_none());
         assert!(gunzip_if_gzip(broken, 1 << 20).is_err());
+    }
+
+    #[test]
+    fn bytes_after_the_last_member_are_ignored_as_gzip_does() {
+        let page = b"<p>some text that compresses well</p>".repeat(40);
+        // Zeros padding the file, or a stray line after it: the page is kept.
+        for tail in [&[0u8; 512][..], b"garbage\n", b"\x1f"] {
+            let mut data = gz(&page);
+            data.extend_from_slice(tail);
+            assert_eq!(gunzip_if_gzip(data, 1 << 20).unwrap(), page, "{tail:?}");
+        }
+        // Two members and then junk: both pages.
+        let mut data = gz(&page);
+        data.extend(gz(&page));
+        data.extend_from_slice(b"junk");
+        assert_eq!(gunzip_if_gzip(data, 1 << 20).unwrap(), page.repeat(2));
+        // A second member cut short is still a cut file, and the limit counts every member.
+        let mut data = gz(&page);
+        let second = gz(&page);
+        data.extend_from_slice(&second[..second.len() / 2]);
+        let err = gunzip_if_gzip(data, 1 << 20).unwrap_err();
+        assert!(err.to_string().contains("truncated gzip"), "{err}");
+        let mut data = gz(&page);
+        data.extend(gz(&page));
+        data.extend_from_slice(b"junk");
+        assert!(matches!(
+            gunzip_if_gzip(data, page.len() as u64 + 10),
+            Err(Error::TooLarge(_))
+        ));
     }
 
     #[test]
