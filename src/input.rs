@@ -250,14 +250,45 @@ fn open_stream(path: Option<&Path>) -> Result<(Box<dyn BufRead + Send>, bool)> {
     })?;
     if head.starts_with(&[0x1f, 0x8b]) {
         Ok((
-            Box::new(BufReader::with_capacity(
-                1 << 16,
-                MultiGzDecoder::new(buffered),
-            )),
+            Box::new(BufReader::with_capacity(1 << 16, GzMembers::new(buffered))),
             true,
         ))
     } else {
         Ok((Box::new(buffered), false))
+    }
+}
+
+/// A gzip stream of one member or more, inflated as it is read. Bytes after a member that do
+/// not start another one end the stream, as `gzip -d` ignores them (a WARC file padded with
+/// zeros keeps its last record); a member cut short or corrupt is an error.
+struct GzMembers<R: BufRead> {
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: BufRead> GzMembers<R> {
+    fn new(inner: R) -> Self {
+        GzMembers {
+            member: Some(flate2::bufread::GzDecoder::new(inner)),
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while let Some(member) = &mut self.member {
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            // The member is done: another one follows only where its magic byte stands.
+            let mut inner = self.member.take().map(|m| m.into_inner());
+            if let Some(rest) = inner.as_mut() {
+                if rest.fill_buf()?.first() == Some(&0x1f) {
+                    self.member = inner.map(flate2::bufread::GzDecoder::new);
+                }
+            }
+        }
+        Ok(0)
     }
 }
 

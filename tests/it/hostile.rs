@@ -1070,6 +1070,16 @@ fn warc_records_with_lying_lengths() {
         1 << 20,
     );
     assert!(got.last().unwrap().bytes.is_err());
+    // Bytes after the last gzip member that start no other one (a file padded with zeros, a
+    // stray line) are ignored, as `gzip -d` ignores them: no record is lost or failed.
+    for (name, tail) in [
+        ("zeros.warc.gz", vec![0u8; 700]),
+        ("line.warc.gz", b"junk\n".to_vec()),
+    ] {
+        let got = items(&write(name, &[packed.clone(), tail]), 1 << 20);
+        let ok: Vec<bool> = got.iter().map(|i| i.bytes.is_ok()).collect();
+        assert_eq!(ok, [true, true], "{name}");
+    }
 }
 
 #[test]
