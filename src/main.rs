@@ -206,9 +206,9 @@ struct ModelArgs {
     /// Model file (default: the model embedded in this binary).
     #[arg(long)]
     model: Option<PathBuf>,
-    /// Decoder instead of the model's own: threshold, mss, runs, smooth or expected_f1.
-    #[arg(long, value_parser = ["threshold", "mss", "runs", "smooth", "expected_f1"])]
-    decoder: Option<String>,
+    /// Decoder instead of the model's own.
+    #[arg(long, value_enum)]
+    decoder: Option<DecoderName>,
     /// Score threshold for the decoder (default: the model's own).
     #[arg(long, value_parser = parse_threshold)]
     threshold: Option<f32>,
@@ -285,12 +285,24 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
-/// A `--threshold` value: a score, from 0 to 1.
+/// The decoders `--decoder` names, each with the settings the CLI gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DecoderName {
+    Threshold,
+    Mss,
+    Runs,
+    Smooth,
+    #[value(name = "expected_f1")]
+    ExpectedF1,
+}
+
+/// A `--threshold` value, checked as the library checks a decoder's threshold.
 fn parse_threshold(s: &str) -> Result<f32, String> {
-    match s.parse::<f32>() {
-        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
-        _ => Err("expected a score from 0 to 1".to_string()),
-    }
+    let threshold = s.parse::<f32>().map_err(|e| e.to_string())?;
+    Decoder::Threshold { threshold }
+        .validate()
+        .map_err(|e| e.to_string())?;
+    Ok(threshold)
 }
 
 /// A limit's value: a whole number above zero (a limit of zero would refuse every page).
@@ -415,23 +427,20 @@ fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
     };
     let mut decoding = ex.current_decoding();
     let threshold = m.threshold.unwrap_or(ex.model().info.threshold);
-    if let Some(name) = &m.decoder {
-        decoding.decoder = match name.as_str() {
-            "threshold" => Decoder::Threshold { threshold },
-            "mss" => Decoder::Mss { threshold },
-            "runs" => Decoder::Runs {
+    if let Some(name) = m.decoder {
+        decoding.decoder = match name {
+            DecoderName::Threshold => Decoder::Threshold { threshold },
+            DecoderName::Mss => Decoder::Mss { threshold },
+            DecoderName::Runs => Decoder::Runs {
                 threshold,
                 max_gap: 2,
                 gap_threshold: (threshold - 0.15).max(0.0),
             },
-            "smooth" => Decoder::Smooth {
+            DecoderName::Smooth => Decoder::Smooth {
                 threshold,
                 alpha: 0.5,
             },
-            "expected_f1" => Decoder::ExpectedF1 { gamma: 1.0 },
-            other => anyhow::bail!(
-                "--decoder must be threshold, mss, runs, smooth or expected_f1, not {other}"
-            ),
+            DecoderName::ExpectedF1 => Decoder::ExpectedF1 { gamma: 1.0 },
         };
     } else if let Some(t) = m.threshold {
         decoding.decoder = Decoder::Threshold { threshold: t };

@@ -278,6 +278,15 @@ fn one_site(pages: &[LabeledPage]) -> bool {
     pages.windows(2).all(|w| w[0].group == w[1].group)
 }
 
+/// A page's group where sites are counted: its site, or the page itself when `by_page`.
+fn group_of(page: &LabeledPage, by_page: bool) -> &str {
+    if by_page {
+        &page.id
+    } else {
+        &page.group
+    }
+}
+
 /// Stack the rows, labels, row weights and groups of some pages; `by_page` gives each page a
 /// group of its own (see [`one_site`]).
 fn rows_of<'a>(
@@ -292,12 +301,7 @@ fn rows_of<'a>(
         t.labels.extend(p.labels.iter().map(|&l| u8::from(l)));
         let n = p.labels.len();
         let next = group_ids.len() as u32;
-        let group = if by_page {
-            p.id.as_str()
-        } else {
-            p.group.as_str()
-        };
-        let g = *group_ids.entry(group).or_insert(next);
+        let g = *group_ids.entry(group_of(p, by_page)).or_insert(next);
         t.groups.extend(std::iter::repeat_n(g, n));
         t.pages.push(n);
         t.text_keys
@@ -411,39 +415,30 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     // Pages of one site (a person's own annotations often are) cannot be split by site: each
     // page is its own group then, and the figures are those of new pages of that site. Fewer
     // sites than folds give one site to a fold.
-    let sites = pages
-        .iter()
-        .map(|p| p.group.as_str())
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
-    let (groups, k, grouping): (Vec<&str>, usize, String) = if sites >= k {
-        let groups = pages.iter().map(|p| p.group.as_str()).collect();
-        (
-            groups,
-            k,
-            "grouped by domain (no site in both train and test)".into(),
-        )
-    } else if sites >= 2 {
-        let groups = pages.iter().map(|p| p.group.as_str()).collect();
-        (
-            groups,
-            sites,
-            format!("of one site each (only {sites} sites)"),
-        )
-    } else if pages.len() >= 2 {
-        let groups = pages.iter().map(|p| p.id.as_str()).collect();
-        let grouping = "grouped by page (every page is of one site: the scores are those of \
-                        new pages of that site, not of other sites)";
-        (groups, k.min(pages.len()), grouping.into())
-    } else {
+    if pages.len() < 2 {
         return Err(Error::Config(
             "cross-validation needs at least 2 pages; train on one with --folds 0".into(),
         ));
+    }
+    let by_page = one_site(pages);
+    let groups: Vec<&str> = pages.iter().map(|p| group_of(p, by_page)).collect();
+    let sites = groups
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let (k, grouping) = if by_page {
+        let grouping = "grouped by page (every page is of one site: the scores are those of \
+                        new pages of that site, not of other sites)";
+        (k.min(sites), grouping.to_string())
+    } else if sites < k {
+        (sites, format!("of one site each (only {sites} sites)"))
+    } else {
+        let grouping = "grouped by domain (no site in both train and test)";
+        (k, grouping.to_string())
     };
     let fold_of = assign_folds(&groups, k);
     let params = recipe.stage_params();
     let copies = clean_copies(pages, recipe.labels.clean_copies);
-    let by_page = one_site(pages);
     // Folds are trained side by side: a booster's rounds follow one another, so one fold
     // alone keeps a single core busy.
     let per_fold: Vec<Vec<(usize, Vec<f32>)>> = (0..k)
