@@ -1,55 +1,109 @@
 //! Ordered parallel processing of many pages: results come out in input order, identical for
 //! any number of threads, with only a bounded window of pages in memory.
+//!
+//! One thread reads the pages (files, gunzip, WARC and JSON Lines records: a stream is read in
+//! order), worker threads process them as they come, and the calling thread hands the results
+//! to the sink in input order. A page may be read only when fewer than a window of pages are
+//! between reading and the sink, so a slow page holds back the reading, never the memory.
 
-use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
 
-/// Pages processed per parallel window. Large enough to keep every thread busy, small enough
-/// that a window of big pages stays within memory.
-const WINDOW_PER_THREAD: usize = 16;
+/// Pages in flight per worker thread (read, processing, or waiting for an earlier page): enough
+/// to keep every worker busy while one page is slow, few enough that big pages fit in memory.
+const WINDOW_PER_THREAD: usize = 8;
 
 /// Most worker threads a run starts; a larger count is cut to it. Past it, starting the
 /// threads can exhaust the process's memory maps and abort instead of failing.
 pub const MAX_THREADS: usize = 1024;
 
 /// Apply `work` to every item on `threads` threads (0 = all cores, at most [`MAX_THREADS`])
-/// and hand the results to `sink` in input order. Stops early, returning the sink's error, when the sink fails.
+/// and hand the results to `sink` in input order. Stops early, returning the sink's error,
+/// when the sink fails. With one thread every item is read, processed and handed over in turn
+/// on the calling thread.
 pub fn run_ordered<I, T, E>(
-    items: impl IntoIterator<Item = I>,
+    items: impl IntoIterator<Item = I, IntoIter: Send>,
     threads: usize,
-    work: impl Fn(I) -> T + Sync + Send,
+    work: impl Fn(I) -> T + Sync,
     mut sink: impl FnMut(T) -> Result<(), E>,
 ) -> Result<(), E>
 where
     I: Send,
     T: Send,
 {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.min(MAX_THREADS))
-        .build()
-        .ok();
-    let n_threads = pool
-        .as_ref()
-        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
-    let window = WINDOW_PER_THREAD * n_threads.max(1);
-    let mut items = items.into_iter();
-    loop {
-        let chunk: Vec<I> = items.by_ref().take(window).collect();
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        let results: Vec<T> = if n_threads <= 1 {
-            chunk.into_iter().map(&work).collect()
-        } else {
-            let run = || chunk.into_par_iter().map(&work).collect();
-            match &pool {
-                Some(p) => p.install(run),
-                None => run(),
-            }
-        };
-        for r in results {
-            sink(r)?;
-        }
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
     }
+    .min(MAX_THREADS);
+    if threads == 1 {
+        return items.into_iter().try_for_each(|item| sink(work(item)));
+    }
+    let window = WINDOW_PER_THREAD * threads;
+    let mut items = items.into_iter();
+    // A token per page in flight: the reader takes one before reading a page, the sink gives
+    // it back once the page's result is handed over.
+    let (token_tx, token_rx) = mpsc::sync_channel::<()>(window);
+    for _ in 0..window {
+        let _ = token_tx.send(());
+    }
+    let (job_tx, job_rx) = mpsc::channel::<(usize, I)>();
+    let job_rx = Mutex::new(job_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, T)>();
+    // Set when the sink fails: the reader stops and the workers drop what is left.
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let stop = &stop;
+        scope.spawn(move || {
+            let mut k = 0;
+            while token_rx.recv().is_ok() && !stop.load(Ordering::Relaxed) {
+                let Some(item) = items.next() else { break };
+                if job_tx.send((k, item)).is_err() {
+                    break;
+                }
+                k += 1;
+            }
+            // The job sender is dropped here, so the workers end once the queue is empty.
+        });
+        for _ in 0..threads {
+            let done_tx = done_tx.clone();
+            let (job_rx, work) = (&job_rx, &work);
+            scope.spawn(move || loop {
+                // The lock is held only to take a job, not while working on it.
+                let job = job_rx
+                    .lock()
+                    .map_err(|_| ())
+                    .and_then(|rx| rx.recv().map_err(|_| ()));
+                let Ok((k, item)) = job else { break };
+                if stop.load(Ordering::Relaxed) {
+                    continue;
+                }
+                if done_tx.send((k, work(item))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(done_tx);
+        // Owned here so that a failing sink can close it: a reader waiting for a token then
+        // stops at once.
+        let token_tx = token_tx;
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        for (k, result) in done_rx.iter() {
+            waiting.insert(k, result);
+            while let Some(result) = waiting.remove(&next) {
+                next += 1;
+                if let Err(e) = sink(result) {
+                    stop.store(true, Ordering::Relaxed);
+                    drop(token_tx);
+                    return Err(e);
+                }
+                let _ = token_tx.try_send(());
+            }
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -109,5 +163,77 @@ mod tests {
         );
         assert_eq!(r, Err("stop"));
         assert_eq!(seen, 6);
+    }
+
+    #[test]
+    fn an_endless_input_ends_when_the_sink_fails() {
+        for threads in [1, 2] {
+            let r = run_ordered(
+                0u64..,
+                threads,
+                |i| i,
+                |i| if i == 100 { Err(i) } else { Ok(()) },
+            );
+            assert_eq!(r, Err(100), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn pages_in_flight_are_bounded_by_the_window() {
+        use std::sync::atomic::AtomicUsize;
+        let read = AtomicUsize::new(0);
+        let items = (0..2_000usize).inspect(|_| {
+            read.fetch_add(1, Ordering::SeqCst);
+        });
+        let mut most = 0;
+        let mut sunk = 0;
+        run_ordered(
+            items,
+            3,
+            |i| i,
+            |_| {
+                sunk += 1;
+                most = most.max(read.load(Ordering::SeqCst) - sunk);
+                Ok::<_, ()>(())
+            },
+        )
+        .unwrap();
+        assert_eq!(sunk, 2_000);
+        assert!(most < WINDOW_PER_THREAD * 3, "{most} pages in flight");
+    }
+
+    #[test]
+    fn a_result_is_handed_over_before_the_next_page_arrives() {
+        // As a slow producer piped into the command: the first page's result must come out
+        // before the second page is read, not once a window of pages has arrived.
+        for threads in [1, 2] {
+            let (seen_tx, seen_rx) = mpsc::channel::<u32>();
+            let items = (0..3u32).inspect(move |&i| {
+                if i > 0 {
+                    let got = seen_rx.recv_timeout(std::time::Duration::from_secs(20));
+                    assert_eq!(
+                        got,
+                        Ok(i - 1),
+                        "page {i} waited for the result of page {}",
+                        i - 1
+                    );
+                }
+            });
+            let mut out = Vec::new();
+            let seen_tx = Mutex::new(seen_tx);
+            run_ordered(
+                items,
+                threads,
+                |i| i,
+                |i| {
+                    out.push(i);
+                    // The last page's result finds the input gone.
+                    let _ = seen_tx.lock().unwrap().send(i);
+                    Ok::<_, ()>(())
+                },
+            )
+            .unwrap();
+            assert_eq!(out, [0, 1, 2], "{threads} threads");
+        }
     }
 }

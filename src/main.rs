@@ -491,6 +491,9 @@ fn run_batch(
         |(k, source, result)| -> anyhow::Result<()> {
             if let Ok(text) = &result {
                 out.write_all(text.as_bytes())?;
+                // Each page goes out whole as soon as it is done: a reader down the pipe sees
+                // it at once, and a run that is killed leaves only whole pages behind.
+                out.flush()?;
             }
             let failure = tally.count(&source, &result);
             match (&progress, failure) {
