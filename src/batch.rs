@@ -7,6 +7,7 @@
 //! between reading and the sink, so a slow page holds back the reading, never the memory.
 
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 
@@ -50,7 +51,7 @@ where
     }
     let (job_tx, job_rx) = mpsc::channel::<(usize, I)>();
     let job_rx = Mutex::new(job_rx);
-    let (done_tx, done_rx) = mpsc::channel::<(usize, T)>();
+    let (done_tx, done_rx) = mpsc::channel::<(usize, std::thread::Result<T>)>();
     // Set when the sink fails: the reader stops and the workers drop what is left.
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -79,7 +80,10 @@ where
                 if stop.load(Ordering::Relaxed) {
                     continue;
                 }
-                if done_tx.send((k, work(item))).is_err() {
+                // A panic is passed to the caller's thread rather than left to end this one:
+                // the pages after it would wait for its result for ever.
+                let result = std::panic::catch_unwind(AssertUnwindSafe(|| work(item)));
+                if done_tx.send((k, result)).is_err() {
                     break;
                 }
             });
@@ -94,6 +98,14 @@ where
             waiting.insert(k, result);
             while let Some(result) = waiting.remove(&next) {
                 next += 1;
+                let result = match result {
+                    Ok(result) => result,
+                    Err(panic) => {
+                        stop.store(true, Ordering::Relaxed);
+                        drop(token_tx);
+                        std::panic::resume_unwind(panic);
+                    }
+                };
                 if let Err(e) = sink(result) {
                     stop.store(true, Ordering::Relaxed);
                     drop(token_tx);
@@ -235,5 +247,23 @@ mod tests {
             .unwrap();
             assert_eq!(out, [0, 1, 2], "{threads} threads");
         }
+    }
+
+    #[test]
+    fn a_panic_in_the_work_reaches_the_caller() {
+        // Not a hang: the pages after the one that panicked would wait for its result.
+        let r = std::panic::catch_unwind(|| {
+            run_ordered(
+                0..1_000u32,
+                2,
+                |i| if i == 40 { panic!("page {i}") } else { i },
+                |_| Ok::<_, ()>(()),
+            )
+        });
+        let panic = r.expect_err("the panic is passed on");
+        assert_eq!(
+            panic.downcast_ref::<String>().map(String::as_str),
+            Some("page 40")
+        );
     }
 }
