@@ -383,6 +383,83 @@ pub fn pages(
     single(bytes)
 }
 
+/// A page of an input: read already, or a file still to be read.
+#[derive(Debug)]
+pub enum Pending {
+    /// A page read from a stream: a WARC or JSON Lines record, standard input, a pipe.
+    Read(Item),
+    /// A file that holds one page, not read yet: [`Pending::read`] reads (and gunzips) it on
+    /// whichever thread takes it, so that a batch spreads that work over its workers.
+    File {
+        /// The input as the user gave it.
+        source: String,
+        /// The file.
+        path: PathBuf,
+        /// As for [`pages`].
+        max_bytes: u64,
+    },
+}
+
+impl Pending {
+    /// The page: the item already read, or the file read now as [`pages`] reads it.
+    pub fn read(self) -> Item {
+        match self {
+            Pending::Read(item) => item,
+            Pending::File {
+                source,
+                path,
+                max_bytes,
+            } => {
+                // The file held one page when it was looked at; should it have been replaced
+                // by a WARC file since, its first record stands for it.
+                let item = pages(source.clone(), Some(path), max_bytes).next();
+                item.unwrap_or_else(|| Item::new(source, Err(Error::Empty)))
+            }
+        }
+    }
+}
+
+/// The pages of one input as [`pages`] gives them, but a regular file that holds one page is
+/// only looked at (its first bytes), not read: it comes as [`Pending::File`], for the thread
+/// that processes it to read. WARC and JSON Lines files, standard input and pipes are read
+/// here, record by record, since a stream can only be read in order.
+pub fn pending_pages(
+    source: String,
+    path: Option<PathBuf>,
+    max_bytes: u64,
+) -> Box<dyn Iterator<Item = Pending> + Send> {
+    if let Some(p) = path.as_deref() {
+        if file_container(p) == Some(Container::Page) {
+            return Box::new(std::iter::once(Pending::File {
+                source,
+                path: p.to_path_buf(),
+                max_bytes,
+            }));
+        }
+    }
+    Box::new(pages(source, path, max_bytes).map(Pending::Read))
+}
+
+/// What a regular file holds, from its first 4 KiB (of a gzip file, from the first bytes they
+/// inflate to); `None` for anything but a regular file that can be read. Cheaper than
+/// [`container`], which fills a stream's whole buffer.
+fn file_container(path: &Path) -> Option<Container> {
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut raw = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut raw)
+        .ok()?;
+    Some(if raw.starts_with(&[0x1f, 0x8b]) {
+        container_of(&gzip_head(&raw))
+    } else {
+        container_of(&raw)
+    })
+}
+
 /// A gzipped file that holds one page, read whole and gunzipped at once ([`gunzip_if_gzip`]),
 /// which is faster than inflating it as a stream. `None` when the file is not a regular file,
 /// is not gzip, holds a WARC or JSON Lines file (those stream), is larger than `max_bytes`
@@ -1496,5 +1573,59 @@ mod tests {
             .map(|(s, _)| s[root.len() + 1..].to_string())
             .collect();
         assert_eq!(names, ["a.html", "b/2.html", "c.html"]);
+    }
+
+    #[test]
+    fn page_files_are_left_to_be_read_and_streams_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let page = b"<title>T</title><p>A page of its own.</p>".to_vec();
+        let body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>In a record.</p>";
+        let warc = [
+            format!(
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://e.x/\r\n\
+                 Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            )
+            .into_bytes(),
+            body.to_vec(),
+            b"\r\n\r\n".to_vec(),
+        ]
+        .concat();
+        let files = [
+            ("page.html", page.clone()),
+            ("page.html.gz", gz(&page)),
+            ("a.warc.gz", gz(&warc)),
+            (
+                "r.jsonl",
+                b"{\"id\": \"r1\", \"html\": \"<p>x</p>\"}\n".to_vec(),
+            ),
+            ("empty.html", Vec::new()),
+        ];
+        for (name, data) in &files {
+            let path = dir.path().join(name);
+            std::fs::write(&path, data).unwrap();
+            let pending: Vec<Pending> =
+                pending_pages(name.to_string(), Some(path.clone()), 1 << 20).collect();
+            let deferred = pending.iter().all(|p| matches!(p, Pending::File { .. }));
+            assert_eq!(
+                deferred,
+                !name.contains("warc") && !name.contains("jsonl"),
+                "{name}"
+            );
+            let read: Vec<Item> = pending.into_iter().map(Pending::read).collect();
+            let direct: Vec<Item> = pages(name.to_string(), Some(path), 1 << 20).collect();
+            assert_eq!(read.len(), direct.len(), "{name}");
+            for (a, b) in read.iter().zip(&direct) {
+                assert_eq!(a.source, b.source, "{name}");
+                assert_eq!(a.charset, b.charset, "{name}");
+                assert_eq!(a.warc, b.warc, "{name}");
+                assert_eq!(format!("{:?}", a.bytes), format!("{:?}", b.bytes), "{name}");
+            }
+        }
+        // A file that cannot be looked at is passed to `pages`, which reports why.
+        let missing = dir.path().join("missing.html");
+        let pending: Vec<Pending> =
+            pending_pages("missing.html".into(), Some(missing), 1 << 20).collect();
+        assert!(matches!(&pending[..], [Pending::Read(item)] if item.bytes.is_err()));
     }
 }

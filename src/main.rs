@@ -471,7 +471,7 @@ fn run_batch(
         .into_iter()
         .enumerate()
         .flat_map(move |(k, (source, path))| {
-            input::pages(source, path, max_bytes).map(move |item| (k, item))
+            input::pending_pages(source, path, max_bytes).map(move |page| (k, page))
         });
     let progress =
         std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| progress_bar(files));
@@ -483,7 +483,9 @@ fn run_batch(
     textsift::batch::run_ordered(
         items,
         input.threads,
-        |(k, mut item)| {
+        |(k, page)| {
+            // A page file is read here, on a worker, not by the thread that reads the inputs.
+            let mut item = page.read();
             let bytes = std::mem::replace(&mut item.bytes, Ok(Vec::new()));
             let result = bytes.and_then(|b| work(&item, &b));
             (k, item.source, result)
