@@ -1,10 +1,11 @@
 //! Ordered parallel processing of many pages: results come out in input order, identical for
 //! any number of threads, with only a bounded window of pages in memory.
 //!
-//! One thread reads the pages (files, gunzip, WARC and JSON Lines records: a stream is read in
-//! order), worker threads process them as they come, and the calling thread hands the results
-//! to the sink in input order. A page may be read only when fewer than a window of pages are
-//! between reading and the sink, so a slow page holds back the reading, never the memory.
+//! One thread takes the items from the input iterator (a stream, such as a WARC file, can only
+//! be read in order; [`crate::input::pending_pages`] leaves page files for the workers to
+//! read), worker threads process them as they come, and the calling thread hands the results
+//! to the sink in input order. An item is taken only when fewer than a window of items are
+//! between the iterator and the sink, so a slow page holds back the reading, never the memory.
 
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
