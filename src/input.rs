@@ -356,8 +356,20 @@ pub fn pages(
     path: Option<PathBuf>,
     max_bytes: u64,
 ) -> Box<dyn Iterator<Item = Item> + Send> {
-    let single = |bytes: Result<Vec<u8>>| -> Box<dyn Iterator<Item = Item> + Send> {
-        Box::new(std::iter::once(Item::new(source.clone(), bytes)))
+    Box::new(opened(source, path, max_bytes, false).map(Pending::read))
+}
+
+/// The pages of an input as [`pages`] reads them; with `defer`, the records of a JSON Lines
+/// input are only cut into lines, each parsed when [`Pending::read`] is called.
+fn opened(
+    source: String,
+    path: Option<PathBuf>,
+    max_bytes: u64,
+    defer: bool,
+) -> Box<dyn Iterator<Item = Pending> + Send> {
+    let single = |bytes: Result<Vec<u8>>| -> Box<dyn Iterator<Item = Pending> + Send> {
+        let item = Item::new(source.clone(), bytes);
+        Box::new(std::iter::once(Pending(Deferred::Read(item))))
     };
     if let Some(page) = path.as_deref().and_then(|p| gzip_page_file(p, max_bytes)) {
         return single(page);
@@ -370,9 +382,21 @@ pub fn pages(
         Ok(h) => container_of(h),
         Err(e) => return single(Err(Error::Gzip(e.to_string()))),
     };
+    let read = |item| Pending(Deferred::Read(item));
     match kind {
-        Container::Warc => return Box::new(warc_pages(source, stream, max_bytes)),
-        Container::JsonLines => return Box::new(jsonl_pages(source, stream, max_bytes)),
+        Container::Warc => return Box::new(warc_pages(source, stream, max_bytes).map(read)),
+        Container::JsonLines => {
+            let lines = jsonl_lines(source, stream, max_bytes);
+            return Box::new(lines.map(move |line| match line {
+                Ok((place, line)) if defer => Pending(Deferred::Line {
+                    place,
+                    line,
+                    max_bytes,
+                }),
+                Ok((place, line)) => read(jsonl_record(place, &line, max_bytes)),
+                Err(failed) => read(failed),
+            }));
+        }
         Container::Page => {}
     }
     let bytes = read_limited(stream, max_bytes).map_err(|e| match e {
@@ -383,29 +407,35 @@ pub fn pages(
     single(bytes)
 }
 
-/// A page of an input: read already, or a file still to be read.
+/// A page of an input, read already or still to be read: [`Pending::read`] gives it.
 #[derive(Debug)]
-pub enum Pending {
-    /// A page read from a stream: a WARC or JSON Lines record, standard input, a pipe.
+pub struct Pending(Deferred);
+
+#[derive(Debug)]
+enum Deferred {
+    /// A page read already: a WARC record, standard input, a pipe, or an input that failed.
     Read(Item),
-    /// A file that holds one page, not read yet: [`Pending::read`] reads (and gunzips) it on
-    /// whichever thread takes it, so that a batch spreads that work over its workers.
+    /// A file that holds one page, not read yet.
     File {
-        /// The input as the user gave it.
         source: String,
-        /// The file.
         path: PathBuf,
-        /// As for [`pages`].
+        max_bytes: u64,
+    },
+    /// A line of a JSON Lines input, not parsed yet; `place` is `FILE:LINE`.
+    Line {
+        place: String,
+        line: Vec<u8>,
         max_bytes: u64,
     },
 }
 
 impl Pending {
-    /// The page: the item already read, or the file read now as [`pages`] reads it.
+    /// The page, as [`pages`] gives it: a file is read (and gunzipped) now, a JSON Lines
+    /// record parsed now, on whichever thread calls this.
     pub fn read(self) -> Item {
-        match self {
-            Pending::Read(item) => item,
-            Pending::File {
+        match self.0 {
+            Deferred::Read(item) => item,
+            Deferred::File {
                 source,
                 path,
                 max_bytes,
@@ -415,14 +445,20 @@ impl Pending {
                 let item = pages(source.clone(), Some(path), max_bytes).next();
                 item.unwrap_or_else(|| Item::new(source, Err(Error::Empty)))
             }
+            Deferred::Line {
+                place,
+                line,
+                max_bytes,
+            } => jsonl_record(place, &line, max_bytes),
         }
     }
 }
 
-/// The pages of one input as [`pages`] gives them, but a regular file that holds one page is
-/// only looked at (its first bytes), not read: it comes as [`Pending::File`], for the thread
-/// that processes it to read. WARC and JSON Lines files, standard input and pipes are read
-/// here, record by record, since a stream can only be read in order.
+/// The pages of one input as [`pages`] gives them, with the work of reading them left to
+/// whichever thread calls [`Pending::read`], where the input allows: a regular file that holds
+/// one page is only looked at (its first bytes), and the records of a JSON Lines input are
+/// only cut into lines. A WARC file is read here, record by record (its gzip members and
+/// records can only be found in order), as are a page on standard input or from a pipe.
 pub fn pending_pages(
     source: String,
     path: Option<PathBuf>,
@@ -430,14 +466,14 @@ pub fn pending_pages(
 ) -> Box<dyn Iterator<Item = Pending> + Send> {
     if let Some(p) = path.as_deref() {
         if file_container(p) == Some(Container::Page) {
-            return Box::new(std::iter::once(Pending::File {
+            return Box::new(std::iter::once(Pending(Deferred::File {
                 source,
                 path: p.to_path_buf(),
                 max_bytes,
-            }));
+            })));
         }
     }
-    Box::new(pages(source, path, max_bytes).map(Pending::Read))
+    opened(source, path, max_bytes, true)
 }
 
 /// What a regular file holds, from its first 4 KiB (of a gzip file, from the first bytes they
@@ -527,11 +563,53 @@ fn bounded_line(r: &mut dyn BufRead, max: u64) -> std::io::Result<Option<Result<
     Ok(Some(Err(skipped)))
 }
 
-fn jsonl_pages(
+/// The lines of a JSON Lines input that hold something, each with its place (`FILE:LINE`); a
+/// line over the limit, or a read that fails (which ends the input), is the item that reports
+/// it. A leading byte-order mark is taken off.
+fn jsonl_lines(
     source: String,
     mut stream: Box<dyn BufRead + Send>,
     max_bytes: u64,
-) -> impl Iterator<Item = Item> + Send {
+) -> impl Iterator<Item = std::result::Result<(String, Vec<u8>), Item>> + Send {
+    // JSON escapes make a line longer than its page: allow for them, but keep memory bounded.
+    let max_line = max_bytes.saturating_mul(2).saturating_add(1 << 20);
+    let mut n = 0usize;
+    let mut done = false;
+    std::iter::from_fn(move || loop {
+        if done {
+            return None;
+        }
+        n += 1;
+        let place = format!("{source}:{n}");
+        let mut line = match bounded_line(&mut *stream, max_line) {
+            Ok(None) => return None,
+            Ok(Some(Ok(line))) => line,
+            Ok(Some(Err(len))) => {
+                return Some(Err(Item::new(place, Err(Error::TooLarge(format!(
+                        "a line of {len} bytes, more than {max_line} (raise the limit with --max-bytes)"
+                    ))))))
+            }
+            Err(e) => {
+                done = true;
+                let bytes = Err(stream_error(e, |e| {
+                    Error::Record(format!("unreadable line: {e}"))
+                }));
+                return Some(Err(Item::new(place, bytes)));
+            }
+        };
+        if n == 1 && line.starts_with(UTF8_BOM) {
+            line.drain(..UTF8_BOM.len());
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        return Some(Ok((place, line)));
+    })
+}
+
+/// The page of one JSON Lines record (`{"id", "html"}`; without `id`, named by its `url`, else
+/// by `place`), or why the line is not one.
+fn jsonl_record(place: String, line: &[u8], max_bytes: u64) -> Item {
     #[derive(serde::Deserialize)]
     struct Record {
         id: Option<serde_json::Value>,
@@ -550,70 +628,36 @@ fn jsonl_pages(
         Some(v) => Some(v.to_string()),
         None => url,
     };
-    // JSON escapes make a line longer than its page: allow for them, but keep memory bounded.
-    let max_line = max_bytes.saturating_mul(2).saturating_add(1 << 20);
-    let mut n = 0usize;
-    let mut done = false;
-    std::iter::from_fn(move || loop {
-        if done {
-            return None;
-        }
-        n += 1;
-        let place = format!("{source}:{n}");
-        let line = match bounded_line(&mut *stream, max_line) {
-            Ok(None) => return None,
-            Ok(Some(Ok(line))) => line,
-            Ok(Some(Err(len))) => {
-                return Some(Item::new(place, Err(Error::TooLarge(format!(
-                        "a line of {len} bytes, more than {max_line} (raise the limit with --max-bytes)"
-                    )))))
+    let mut parsed = serde_json::from_slice::<Record>(line);
+    // Mended only when refused: most lines are plain JSON, read in one pass.
+    let mended = parsed.is_err().then(|| mend_json_line(line)).flatten();
+    if let Some(m) = &mended {
+        parsed = serde_json::from_slice::<Record>(m);
+    }
+    let line = mended.as_deref().unwrap_or(line);
+    match parsed {
+        Ok(r) => {
+            let source = name(r.id, r.url).unwrap_or(place);
+            let bytes = if r.html.len() as u64 > max_bytes {
+                Err(too_many_bytes(max_bytes, ""))
+            } else {
+                Ok(r.html.into_bytes())
+            };
+            Item {
+                charset: Some("utf-8".into()),
+                ..Item::new(source, bytes)
             }
-            Err(e) => {
-                done = true;
-                let bytes = Err(stream_error(e, |e| {
-                    Error::Record(format!("unreadable line: {e}"))
-                }));
-                return Some(Item::new(place, bytes));
-            }
-        };
-        let line = match n {
-            1 => line.strip_prefix(UTF8_BOM).unwrap_or(&line),
-            _ => &line,
-        };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
         }
-        let mut parsed = serde_json::from_slice::<Record>(line);
-        // Mended only when refused: most lines are plain JSON, read in one pass.
-        let mended = parsed.is_err().then(|| mend_json_line(line)).flatten();
-        if let Some(m) = &mended {
-            parsed = serde_json::from_slice::<Record>(m);
-        }
-        let line = mended.as_deref().unwrap_or(line);
-        return Some(match parsed {
-            Ok(r) => {
-                let source = name(r.id, r.url).unwrap_or(place);
-                let bytes = if r.html.len() as u64 > max_bytes {
-                    Err(too_many_bytes(max_bytes, ""))
-                } else {
-                    Ok(r.html.into_bytes())
-                };
-                Item {
-                    charset: Some("utf-8".into()),
-                    ..Item::new(source, bytes)
-                }
-            }
-            Err(e) => Item::new(
-                serde_json::from_slice::<Name>(line)
-                    .ok()
-                    .and_then(|r| name(r.id, r.url))
-                    .unwrap_or(place),
-                Err(Error::Record(format!(
-                    "not a JSON record with an \"html\" field: {e}"
-                ))),
-            ),
-        });
-    })
+        Err(e) => Item::new(
+            serde_json::from_slice::<Name>(line)
+                .ok()
+                .and_then(|r| name(r.id, r.url))
+                .unwrap_or(place),
+            Err(Error::Record(format!(
+                "not a JSON record with an \"html\" field: {e}"
+            ))),
+        ),
+    }
 }
 
 /// A JSON Lines line as other tools write it, made JSON that serde_json reads; `None` when it
@@ -1576,7 +1620,7 @@ mod tests {
     }
 
     #[test]
-    fn page_files_are_left_to_be_read_and_streams_are_read() {
+    fn page_files_and_json_lines_records_are_left_to_be_read() {
         let dir = tempfile::tempdir().unwrap();
         let page = b"<title>T</title><p>A page of its own.</p>".to_vec();
         let body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>In a record.</p>";
@@ -1597,7 +1641,12 @@ mod tests {
             ("a.warc.gz", gz(&warc)),
             (
                 "r.jsonl",
-                b"{\"id\": \"r1\", \"html\": \"<p>x</p>\"}\n".to_vec(),
+                [
+                    UTF8_BOM,
+                    b"{\"id\": \"r1\", \"html\": \"<p>x</p>\"}\n\n",
+                    b"{\"url\": \"http://e.x/2\", \"html\": \"<p>y\xe9</p>\"}\n{\"id\": 7}",
+                ]
+                .concat(),
             ),
             ("empty.html", Vec::new()),
         ];
@@ -1606,12 +1655,21 @@ mod tests {
             std::fs::write(&path, data).unwrap();
             let pending: Vec<Pending> =
                 pending_pages(name.to_string(), Some(path.clone()), 1 << 20).collect();
-            let deferred = pending.iter().all(|p| matches!(p, Pending::File { .. }));
-            assert_eq!(
-                deferred,
-                !name.contains("warc") && !name.contains("jsonl"),
-                "{name}"
-            );
+            // Page files are left to be read, JSON Lines records to be parsed; a WARC file is
+            // read here.
+            let kind = |p: &Pending| match p.0 {
+                Deferred::Read(_) => "read",
+                Deferred::File { .. } => "file",
+                Deferred::Line { .. } => "line",
+            };
+            let kinds: Vec<&str> = pending.iter().map(kind).collect();
+            let expected = match *name {
+                "a.warc.gz" => "read",
+                "r.jsonl" => "line",
+                _ => "file",
+            };
+            let records = if *name == "r.jsonl" { 3 } else { 1 };
+            assert_eq!(kinds, vec![expected; records], "{name}");
             let read: Vec<Item> = pending.into_iter().map(Pending::read).collect();
             let direct: Vec<Item> = pages(name.to_string(), Some(path), 1 << 20).collect();
             assert_eq!(read.len(), direct.len(), "{name}");
@@ -1626,6 +1684,6 @@ mod tests {
         let missing = dir.path().join("missing.html");
         let pending: Vec<Pending> =
             pending_pages("missing.html".into(), Some(missing), 1 << 20).collect();
-        assert!(matches!(&pending[..], [Pending::Read(item)] if item.bytes.is_err()));
+        assert!(matches!(&pending[..], [Pending(Deferred::Read(item))] if item.bytes.is_err()));
     }
 }
