@@ -58,6 +58,48 @@ fn a_model_file_named_by_a_string_extracts_as_the_embedded_model() {
 }
 
 #[test]
+fn one_extractor_shared_by_threads_gives_each_page_its_own_result() {
+    // As a pipeline holds one extractor for all its workers: nothing of one page may leak
+    // into another's result, whatever thread extracts it.
+    let ex = Extractor::new().unwrap();
+    let page = |i: usize| {
+        format!(
+            "<title>Page {i}</title><nav><a href=/>Home</a></nav><article><h2>Part {i}</h2>\
+             <p>Paragraph {i} of the story, with enough words to be read as main text.</p>\
+             </article>"
+        )
+    };
+    let alone: Vec<_> = (0..16)
+        .map(|i| ex.extract(page(i).as_bytes()).unwrap())
+        .collect();
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|t| {
+                let (ex, page, alone) = (&ex, &page, &alone);
+                s.spawn(move || {
+                    for round in 0..8 {
+                        let i = (t * 5 + round * 3) % 16;
+                        let e = ex.extract(page(i).as_bytes()).unwrap();
+                        assert_eq!(e.title, alone[i].title);
+                        assert_eq!(e.text, alone[i].text);
+                        assert_eq!(e.blocks, alone[i].blocks);
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+    });
+    assert_eq!(alone[3].title, "Page 3");
+    assert!(
+        alone[3].text.contains("Paragraph 3 of the story"),
+        "{}",
+        alone[3].text
+    );
+}
+
+#[test]
 fn a_paragraph_said_twice_is_kept_once_when_repeats_are_dropped() {
     let para = "Hemp dress in three layers, with a side zip and one pocket on the right.";
     let page = format!(
