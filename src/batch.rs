@@ -73,11 +73,8 @@ where
             let (job_rx, work) = (&job_rx, &work);
             scope.spawn(move || loop {
                 // The lock is held only to take a job, not while working on it.
-                let job = job_rx
-                    .lock()
-                    .map_err(|_| ())
-                    .and_then(|rx| rx.recv().map_err(|_| ()));
-                let Ok((k, item)) = job else { break };
+                let job = job_rx.lock().ok().and_then(|rx| rx.recv().ok());
+                let Some((k, item)) = job else { break };
                 if stop.load(Ordering::Relaxed) {
                     continue;
                 }
@@ -90,8 +87,8 @@ where
             });
         }
         drop(done_tx);
-        // Owned here so that a failing sink can close it: a reader waiting for a token then
-        // stops at once.
+        // Owned here, so that it is dropped as soon as the sink fails or a page's work panics
+        // (before the threads are joined): a reader waiting for a token then stops at once.
         let token_tx = token_tx;
         let mut waiting = BTreeMap::new();
         let mut next = 0;
@@ -103,13 +100,11 @@ where
                     Ok(result) => result,
                     Err(panic) => {
                         stop.store(true, Ordering::Relaxed);
-                        drop(token_tx);
                         std::panic::resume_unwind(panic);
                     }
                 };
                 if let Err(e) = sink(result) {
                     stop.store(true, Ordering::Relaxed);
-                    drop(token_tx);
                     return Err(e);
                 }
                 let _ = token_tx.try_send(());

@@ -312,11 +312,7 @@ fn container_of(head: &[u8]) -> Container {
 pub fn container(path: Option<&Path>) -> Container {
     let Some(path) = path else {
         let mut stdin = std::io::stdin().lock();
-        return match stdin.fill_buf() {
-            Ok(head) if head.starts_with(&[0x1f, 0x8b]) => container_of(&gzip_head(head)),
-            Ok(head) => container_of(head),
-            Err(_) => Container::Page,
-        };
+        return stdin.fill_buf().map_or(Container::Page, raw_container);
     };
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return Container::Page;
@@ -489,11 +485,16 @@ fn file_container(path: &Path) -> Option<Container> {
         .take(4096)
         .read_to_end(&mut raw)
         .ok()?;
-    Some(if raw.starts_with(&[0x1f, 0x8b]) {
-        container_of(&gzip_head(&raw))
+    Some(raw_container(&raw))
+}
+
+/// What an input holds, from its first raw bytes: those of a gzip stream are inflated first.
+fn raw_container(raw: &[u8]) -> Container {
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        container_of(&gzip_head(raw))
     } else {
-        container_of(&raw)
-    })
+        container_of(raw)
+    }
 }
 
 /// A gzipped file that holds one page, read whole and gunzipped at once ([`gunzip_if_gzip`]),

@@ -461,7 +461,7 @@ fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
 fn run_batch(
     input: &InputArgs,
     frame: (&str, &str),
-    work: impl Fn(&input::Item, &[u8]) -> textsift::Result<String> + Sync + Send,
+    work: impl Fn(&input::Item, &[u8]) -> textsift::Result<String> + Sync,
 ) -> anyhow::Result<ExitCode> {
     let max_bytes = input.max_bytes;
     let expanded = input::expand(&input.inputs);
