@@ -136,11 +136,19 @@ pub enum Format {
     Html,
 }
 
-/// The index of the first kept block when it is a heading that says the title (the page's
-/// headline, kept as content): text and Markdown then write the title once, there.
+/// The index of the first kept block when it says the title (the page's headline, kept as
+/// content): text and Markdown then write the title once, there, as the top heading. Such a
+/// block is a heading, or a paragraph standing for one (`<font size=+2><b>…` on pages made
+/// before style sheets, often in a layout table's cell), but not a list item, a line of a
+/// paragraph, code or a cell of a table laid out as one.
 fn title_block(e: &Extraction) -> Option<usize> {
-    let first = e.blocks.iter().find(|b| b.label == Label::Content)?;
-    (first.heading_level().is_some()
+    let Piece::Block(first) = pieces(&e.blocks).into_iter().next()? else {
+        return None;
+    };
+    let plain = matches!(first.role, Role::Text | Role::Cell { .. })
+        && first.collapsed.is_none()
+        && first.tag != "pre";
+    ((first.heading_level().is_some() || plain)
         && !e.title.is_empty()
         && crate::decode::normalized(first.collapsed_text()) == crate::decode::normalized(&e.title))
     .then_some(first.index)
@@ -236,15 +244,11 @@ pub fn to_markdown(e: &Extraction) -> String {
                 Gap::HardBreak,
             );
         }
-        let text = match (b.heading_level(), b.tag.as_str()) {
-            (Some(level), _) => {
-                // The page title is the top heading, here or above. A heading is one line.
-                let level = if title_block == Some(b.index) {
-                    0
-                } else {
-                    level.clamp(1, 5)
-                };
-                let hashes = "#".repeat(usize::from(level) + 1);
+        let text = match b.heading_level() {
+            // The page title is the top heading, here or above. A heading is one line.
+            _ if title_block == Some(b.index) => format!("# {}", heading_text(b.collapsed_text())),
+            Some(level) => {
+                let hashes = "#".repeat(usize::from(level.clamp(1, 5)) + 1);
                 format!("{hashes} {}", heading_text(b.collapsed_text()))
             }
             _ if quoted && pre => format!("> {}", code_block_under(&b.text, "> ")),
@@ -809,15 +813,52 @@ mod tests {
             to_markdown(&e),
             "# Tomatoes in  pots!\n\nSow in spring.\n\n### Tomatoes in pots\n\n"
         );
-        // Another title, or a first kept block that is not a heading: both are written.
+        // Another title: both are written.
         let e = page("Growing tomatoes", blocks());
         assert!(to_text(&e).starts_with("Growing tomatoes\n\nTomatoes in  pots!\n\n"));
         assert!(to_markdown(&e).starts_with("# Growing tomatoes\n\n## Tomatoes in  pots"));
+        // A paragraph that says the title stands for the headline (`<b>` in a page made
+        // before style sheets): once, as the top heading.
         let mut b = blocks();
         b[1].tag = "p".into();
         let e = page("Tomatoes in pots", b);
+        assert!(to_text(&e).starts_with("Tomatoes in  pots!\n\nSow in spring.\n\n"));
+        assert!(to_markdown(&e).starts_with("# Tomatoes in  pots!\n\nSow in spring.\n\n"));
+        // A list item or code that says it is not the headline: both are written.
+        let mut b = blocks();
+        b[1].tag = "li".into();
+        b[1].role = Role::Item {
+            number: None,
+            depth: 1,
+        };
+        let e = page("Tomatoes in pots", b);
+        assert!(to_text(&e).starts_with("Tomatoes in pots\n\n- Tomatoes in  pots!\n\n"));
+        assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\n- Tomatoes in "));
+        let mut b = blocks();
+        b[1].tag = "pre".into();
+        let e = page("Tomatoes in pots", b);
         assert!(to_text(&e).starts_with("Tomatoes in pots\n\nTomatoes in  pots!\n\n"));
-        assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\nTomatoes in  pots!\n\n"));
+        // The cell of a layout table (its kept cells make no grid) stands for the headline;
+        // the first cell of a table laid out as one does not.
+        let cell = |index, text: &str, row, col| {
+            at(index, text, "td", Role::Cell { table: 1, row, col }, true)
+        };
+        let layout = vec![
+            cell(0, "Tomatoes in pots", 0, 1),
+            cell(1, "Sow in spring.", 0, 1),
+        ];
+        let e = page("Tomatoes in pots", layout);
+        assert_eq!(to_text(&e), "Tomatoes in pots\n\nSow in spring.\n");
+        assert_eq!(to_markdown(&e), "# Tomatoes in pots\n\nSow in spring.\n\n");
+        let grid = vec![
+            cell(0, "Tomatoes in pots", 0, 0),
+            cell(1, "Sow", 0, 1),
+            cell(2, "April", 1, 0),
+            cell(3, "May", 1, 1),
+        ];
+        let e = page("Tomatoes in pots", grid);
+        assert!(to_text(&e).starts_with("Tomatoes in pots\n\nTomatoes in pots"));
+        assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\n|"));
     }
 
     #[test]

@@ -1050,3 +1050,54 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
         .replace("\n- Run it", "\nRun it");
     assert_eq!(squeeze(&shown), squeeze(&text_without_markers), "{md}");
 }
+
+#[test]
+fn an_old_news_page_gives_its_headline_once_and_its_story() {
+    // A news page of the early 2000s: a layout table, the headline a bold line in the story's
+    // cell (no <h1>), paragraphs cut by <br><br>, menus and ads in the cells beside it.
+    let story = [
+        "Heavy rain that began late Tuesday sent the Cedar River over its banks early \
+         Wednesday, forcing hundreds of residents in three valley towns from their homes.",
+        "Emergency crews used boats to reach families stranded on rooftops in the lowest parts \
+         of Millbrook, where the water rose more than four feet in two hours, officials said.",
+        "The county opened shelters at the high school and two churches, and the Red Cross \
+         said it expected to house at least four hundred people through the weekend.",
+    ];
+    let page = format!(
+        "<html><head><title>Storm floods valley towns - The Daily Courier</title></head>\
+         <body><table width=100%><tr><td colspan=3><a href=/>Home</a> | <a href=/news>News</a> \
+         | <a href=/sports>Sports</a></td></tr><tr><td width=150 valign=top>\
+         <a href=/local>Local</a><br><a href=/state>State</a><br><a href=/nation>Nation</a><br>\
+         <a href=/obits>Obituaries</a><br></td><td valign=top>\
+         <font size=+2><b>Storm floods valley towns</b></font><br>\
+         <font size=-1>By Martha Jennings, Staff Writer</font><br><br>{}</td>\
+         <td width=160 valign=top><b>Advertisement</b><br>\
+         <a href=http://ads.example/1>Low mortgage rates! Refinance today</a></td></tr>\
+         <tr><td colspan=3><font size=-2>Copyright 2004 The Daily Courier. \
+         <a href=/privacy>Privacy</a></font></td></tr></table></body></html>",
+        story.join("<br><br>")
+    );
+    for (format, first) in [
+        ("text", "Storm floods valley towns\n\n"),
+        ("markdown", "# Storm floods valley towns\n\n"),
+    ] {
+        let out = textsift(&["extract", "--format", format, "-"], Some(page.as_bytes()));
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        // The title names the bold line, which is the top heading, written once.
+        assert!(text.starts_with(first), "{format}:\n{text}");
+        assert_eq!(text.matches("Storm floods").count(), 1, "{format}:\n{text}");
+        for line in story {
+            assert!(
+                text.contains(line),
+                "{format}: story line lost: {line}\n{text}"
+            );
+        }
+        for boilerplate in ["Obituaries", "Low mortgage", "Copyright", "Privacy"] {
+            assert!(
+                !text.contains(boilerplate),
+                "{format}: {boilerplate} kept:\n{text}"
+            );
+        }
+    }
+}
