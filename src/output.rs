@@ -140,18 +140,27 @@ pub enum Format {
 /// content): text and Markdown then write the title once, there, as the top heading. Such a
 /// block is a heading, or a paragraph standing for one (`<font size=+2><b>…` on pages made
 /// before style sheets, often in a layout table's cell), but not a list item, a line of a
-/// paragraph, code or a cell of a table laid out as one.
+/// paragraph, code, a quote or a cell of a table laid out as one.
 fn title_block(e: &Extraction) -> Option<usize> {
     let Piece::Block(first) = pieces(&e.blocks).into_iter().next()? else {
         return None;
     };
     let plain = matches!(first.role, Role::Text | Role::Cell { .. })
         && first.collapsed.is_none()
-        && first.tag != "pre";
+        && first.tag != "pre"
+        && !quoted(e, first);
     ((first.heading_level().is_some() || plain)
         && !e.title.is_empty()
         && crate::decode::normalized(first.collapsed_text()) == crate::decode::normalized(&e.title))
     .then_some(first.index)
+}
+
+/// Whether a block is quoted. A quote's paragraphs are blocks of their own tags
+/// (`<blockquote><p>…`): the feature that says a block lies inside one marks them too.
+fn quoted(e: &Extraction, b: &ExtractedBlock) -> bool {
+    b.tag == "blockquote"
+        || (b.index < e.features.rows()
+            && e.features.get(b.index, crate::features::F::InBlockquote) > 0.5)
 }
 
 /// The title and the main text, a blank line between them when there are both; the title
@@ -232,11 +241,7 @@ pub fn to_markdown(e: &Extraction) -> String {
             };
             return (text, Gap::Space);
         }
-        // A quote's paragraphs are blocks of their own tags (`<blockquote><p>…`): the
-        // feature that says a block lies inside one marks them too.
-        let quoted = b.tag == "blockquote"
-            || (b.index < e.features.rows()
-                && e.features.get(b.index, crate::features::F::InBlockquote) > 0.5);
+        let quoted = quoted(e, b);
         if b.role == Role::Line && under {
             let quote = if quoted { "> " } else { "" };
             return (
@@ -824,7 +829,7 @@ mod tests {
         let e = page("Tomatoes in pots", b);
         assert!(to_text(&e).starts_with("Tomatoes in  pots!\n\nSow in spring.\n\n"));
         assert!(to_markdown(&e).starts_with("# Tomatoes in  pots!\n\nSow in spring.\n\n"));
-        // A list item or code that says it is not the headline: both are written.
+        // A list item, code or a quote that says it is not the headline: both are written.
         let mut b = blocks();
         b[1].tag = "li".into();
         b[1].role = Role::Item {
@@ -834,10 +839,12 @@ mod tests {
         let e = page("Tomatoes in pots", b);
         assert!(to_text(&e).starts_with("Tomatoes in pots\n\n- Tomatoes in  pots!\n\n"));
         assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\n- Tomatoes in "));
-        let mut b = blocks();
-        b[1].tag = "pre".into();
-        let e = page("Tomatoes in pots", b);
-        assert!(to_text(&e).starts_with("Tomatoes in pots\n\nTomatoes in  pots!\n\n"));
+        for tag in ["pre", "blockquote"] {
+            let mut b = blocks();
+            b[1].tag = tag.into();
+            let e = page("Tomatoes in pots", b);
+            assert!(to_text(&e).starts_with("Tomatoes in pots\n\nTomatoes in  pots!\n\n"));
+        }
         // The cell of a layout table (its kept cells make no grid) stands for the headline;
         // the first cell of a table laid out as one does not.
         let cell = |index, text: &str, row, col| {
