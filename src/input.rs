@@ -314,13 +314,7 @@ pub fn container(path: Option<&Path>) -> Container {
         let mut stdin = std::io::stdin().lock();
         return stdin.fill_buf().map_or(Container::Page, raw_container);
     };
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return Container::Page;
-    }
-    match open_stream(Some(path)) {
-        Ok((mut stream, _)) => stream.fill_buf().map_or(Container::Page, container_of),
-        Err(_) => Container::Page,
-    }
+    file_container(path).unwrap_or(Container::Page)
 }
 
 /// The first bytes (up to 8, enough for [`container_of`]) that the start of a gzip stream
@@ -473,8 +467,7 @@ pub fn pending_pages(
 }
 
 /// What a regular file holds, from its first 4 KiB (of a gzip file, from the first bytes they
-/// inflate to); `None` for anything but a regular file that can be read. Cheaper than
-/// [`container`], which fills a stream's whole buffer.
+/// inflate to); `None` for anything but a regular file that can be read.
 fn file_container(path: &Path) -> Option<Container> {
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;

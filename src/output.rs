@@ -141,8 +141,8 @@ pub enum Format {
 /// block is a heading, or a paragraph standing for one (`<font size=+2><b>…` on pages made
 /// before style sheets, often in a layout table's cell), but not a list item, a line of a
 /// paragraph, code, a quote or a cell of a table laid out as one.
-fn title_block(e: &Extraction) -> Option<usize> {
-    let Piece::Block(first) = pieces(&e.blocks).into_iter().next()? else {
+fn title_block(e: &Extraction, first: Option<&Piece>) -> Option<usize> {
+    let Some(Piece::Block(first)) = first else {
         return None;
     };
     let plain = matches!(first.role, Role::Text | Role::Cell { .. })
@@ -166,7 +166,7 @@ fn quoted(e: &Extraction, b: &ExtractedBlock) -> bool {
 /// The title and the main text, a blank line between them when there are both; the title
 /// is not written again when the text starts with it.
 pub fn to_text(e: &Extraction) -> String {
-    let title = if title_block(e).is_some() {
+    let title = if title_block(e, pieces(&e.blocks).first()).is_some() {
         ""
     } else {
         e.title.as_str()
@@ -187,13 +187,14 @@ pub fn to_text(e: &Extraction) -> String {
 /// read as markup escaped, so that the text renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
     let mut out = String::new();
-    let title_block = title_block(e);
+    let pieces = pieces(&e.blocks);
+    let title_block = title_block(e, pieces.first());
     if !e.title.is_empty() && title_block.is_none() {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
     let mut lists = Lists::default();
     let mut follows = Follows::default();
-    let body = lay_out(pieces(&e.blocks), |piece| {
+    let body = lay_out(pieces, |piece| {
         let b = match piece {
             Piece::Table(table) => {
                 lists = Lists::default();
