@@ -1561,6 +1561,11 @@ mod tests {
             data.extend_from_slice(tail);
             assert_eq!(gunzip_if_gzip(data, 1 << 20).unwrap(), page, "{tail:?}");
         }
+        // A lone magic byte after the member starts one that ends at once: an error, as
+        // `gzip -d` says "unexpected end of file".
+        let mut data = gz(&page);
+        data.push(0x1f);
+        assert!(matches!(gunzip_if_gzip(data, 1 << 20), Err(Error::Gzip(_))));
         // Two members and then junk: both pages.
         let mut data = gz(&page);
         data.extend(gz(&page));
