@@ -682,7 +682,8 @@ fn without_lone_surrogates(json: &[u8]) -> Option<Vec<u8>> {
     let mut out: Option<Vec<u8>> = None;
     let mut copied = 0;
     let mut i = 0;
-    while let Some(k) = memchr::memchr(b'\\', &json[i..]) {
+    // A backslash as the last byte puts `i` past the end.
+    while let Some(k) = json.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
         let at = i + k;
         i = at + 2;
         let Some(u) = unit(at) else { continue };
@@ -1515,6 +1516,9 @@ mod tests {
         assert_eq!(fix(r#""\ud83d\ude00 \\ud800 \n \u00e9""#), None);
         // An escape cut short at the end.
         assert_eq!(fix(r#""\ud80"#), None);
+        // A backslash as the last byte, alone or after a lone surrogate.
+        assert_eq!(fix("{} \\"), None);
+        assert_eq!(fix(r#""\ud800\"#).as_deref(), Some(r#""\uFFFD\"#));
         let parsed: String =
             serde_json::from_str(&fix(r#""a\ud800\ud83d\ude00""#).unwrap()).unwrap();
         assert_eq!(parsed, "a\u{fffd}\u{1f600}");

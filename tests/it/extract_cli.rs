@@ -597,6 +597,28 @@ fn json_lines_as_other_tools_write_them() {
 }
 
 #[test]
+fn a_last_record_cut_after_a_backslash_is_reported() {
+    // A JSON Lines stream cut short inside an escape, with no line end after it: the last
+    // record is refused with its place, the one before it is extracted.
+    let mut input = serde_json::json!({"id": "whole", "html": article(1)}).to_string();
+    input.push_str("\n{\"id\": \"cut\", \"html\": \"<p>caf\\ud800 \\");
+    let out = textsift(&["extract", "-"], Some(input.as_bytes()));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let recs = records(&out);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0]["source"], "whole");
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("textsift: -:2: not a JSON record with an \"html\" field"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("textsift: 2 pages, 1 ok, 1 failed\n"),
+        "{err}"
+    );
+}
+
+#[test]
 fn sources_with_control_characters_stay_on_one_line() {
     // Record ids come from crawls: a line break or a terminal's escape codes in one must not
     // split a report or reach the terminal.
