@@ -31,10 +31,11 @@ pub struct Recipe {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ModelRecipe {
-    /// `forest`, `stacked` (two forests, the second also seeing the first one's scores of the
-    /// whole page) or `tree`.
+    /// `boosted` (gradient-boosted regression trees, the shipped kind), `stacked` (forests,
+    /// each after the first also seeing the previous one's scores of the whole page), `forest`
+    /// or `tree`.
     pub kind: ModelKind,
-    /// Trees in the forest (a tree model has one).
+    /// Boosting rounds, or trees in each forest (a tree model has one).
     pub trees: usize,
     /// Maximum tree depth.
     pub max_depth: u16,
@@ -42,9 +43,10 @@ pub struct ModelRecipe {
     pub min_samples_leaf: usize,
     /// Share of the features each tree sees.
     pub feature_fraction: f64,
-    /// Rows sampled (with replacement) for each tree.
+    /// Rows sampled (with replacement) for each tree; boosted models draw them by weight ×
+    /// the loss's curvature.
     pub rows_per_tree: usize,
-    /// Sample both classes equally for each tree.
+    /// Forests: sample both classes equally for each tree.
     pub balance: bool,
     /// How rows are weighted when sampled for a tree.
     pub weighting: Weighting,
