@@ -3,25 +3,12 @@
 //! libFuzzer's timeout).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use std::path::PathBuf;
-use std::sync::OnceLock;
+mod scratch;
 
-fn path() -> &'static PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let dir = if std::path::Path::new("/dev/shm").is_dir() {
-            PathBuf::from("/dev/shm")
-        } else {
-            std::env::temp_dir()
-        };
-        dir.join(format!("textsift-fuzz-input-{}", std::process::id()))
-    })
-}
+use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let path = path();
-    std::fs::write(path, data).expect("the scratch file is writable");
+    let path = scratch::write("input", data);
     // A small byte limit, so that the limit's checks are reached as well.
     let max_bytes = 1 << 16;
     for item in textsift::input::pages("fuzz".into(), Some(path.clone()), max_bytes) {
@@ -29,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(bytes.len() as u64 <= max_bytes);
         }
     }
-    for pending in textsift::input::pending_pages("fuzz".into(), Some(path.clone()), max_bytes) {
+    for pending in textsift::input::pending_pages("fuzz".into(), Some(path), max_bytes) {
         let _ = pending.read();
     }
 });

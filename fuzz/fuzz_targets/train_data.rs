@@ -3,24 +3,12 @@
 //! pages whose parts agree; a tiny model trained on them saves, loads and scores them.
 #![no_main]
 
+mod scratch;
+
 use libfuzzer_sys::fuzz_target;
-use std::path::PathBuf;
-use std::sync::OnceLock;
 use textsift::annotate;
 use textsift::model::Model;
 use textsift::train::{self, Recipe};
-
-fn path() -> &'static PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let dir = if std::path::Path::new("/dev/shm").is_dir() {
-            PathBuf::from("/dev/shm")
-        } else {
-            std::env::temp_dir()
-        };
-        dir.join(format!("textsift-fuzz-train-{}.jsonl", std::process::id()))
-    })
-}
 
 fn tiny() -> Recipe {
     let mut r = Recipe::default();
@@ -33,9 +21,8 @@ fn tiny() -> Recipe {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let path = path();
-    std::fs::write(path, data).expect("the scratch file is writable");
-    let Ok((pages, _failed)) = annotate::load(path, 0.5, 1 << 16) else {
+    let path = scratch::write("train.jsonl", data);
+    let Ok((pages, _failed)) = annotate::load(&path, 0.5, 1 << 16) else {
         return;
     };
     for p in &pages {
