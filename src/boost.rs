@@ -225,7 +225,7 @@ impl BoostParams {
             return bad("model.learning_rate: must be in (0, 1]");
         }
         if !(self.l2.is_finite() && self.l2 >= 0.0) {
-            return bad("model.l2: must be 0 or more");
+            return bad("model.l2: must be a finite number, 0 or more");
         }
         Ok(())
     }

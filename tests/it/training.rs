@@ -371,6 +371,8 @@ fn boosted_models_train_round_trip_and_repeat() {
     for (field, toml) in [
         ("learning_rate", "learning_rate = 0.0"),
         ("l2", "l2 = -1.0"),
+        ("l2", "l2 = inf"),
+        ("feature_fraction", "feature_fraction = nan"),
         ("max_depth", "max_depth = 13"),
         ("max_depth", "max_depth = 1"),
     ] {
