@@ -166,7 +166,7 @@ fn quoted(e: &Extraction, b: &ExtractedBlock) -> bool {
 /// The title and the main text, a blank line between them when there are both; the title
 /// is not written again when the text starts with it.
 pub fn to_text(e: &Extraction) -> String {
-    let title = if title_block(e, pieces(&e.blocks).first()).is_some() {
+    let title = if title_block(e, first_piece(&e.blocks).as_ref()).is_some() {
         ""
     } else {
         e.title.as_str()
@@ -427,6 +427,23 @@ fn pieces(blocks: &[ExtractedBlock]) -> Vec<Piece<'_>> {
         end_run(&mut run, &mut out);
     }
     out
+}
+
+/// The first of [`pieces`], cutting no more of the blocks than that piece needs: the first
+/// kept block, or the run of kept cells of one table it starts.
+fn first_piece(blocks: &[ExtractedBlock]) -> Option<Piece<'_>> {
+    let start = blocks.iter().position(|b| b.label.is_content())?;
+    let Role::Cell { table, .. } = blocks[start].role else {
+        return Some(Piece::Block(&blocks[start]));
+    };
+    // The run ends at the first kept block that is not a cell of the same table.
+    let end = blocks[start..]
+        .iter()
+        .position(|b| {
+            b.label.is_content() && !matches!(b.role, Role::Cell { table: t, .. } if t == table)
+        })
+        .map_or(blocks.len(), |k| start + k);
+    pieces(&blocks[start..end]).into_iter().next()
 }
 
 /// A run of kept cells of one table as one grid, or as paragraphs when they make none.
@@ -782,6 +799,57 @@ mod tests {
             blocks,
             features: crate::features::FeatureMatrix::default(),
         })
+    }
+
+    #[test]
+    fn the_first_piece_is_the_first_of_all_pieces() {
+        // What a piece is: a block's index, or a table's cells' indices.
+        let shape = |p: Option<Piece>| match p {
+            None => vec![],
+            Some(Piece::Block(b)) => vec![b.index],
+            Some(Piece::Table(g)) => std::iter::once(usize::MAX)
+                .chain(g.cells.iter().map(|c| c.2.index))
+                .collect(),
+        };
+        let cell = |i: usize, table: u32, row: u32, col: u32, kept: bool| {
+            at(i, "c", "td", Role::Cell { table, row, col }, kept)
+        };
+        let text = |i: usize, kept: bool| at(i, "t", "p", Role::Text, kept);
+        let pages = [
+            vec![],
+            vec![text(0, false)],
+            vec![text(0, false), text(1, true), cell(2, 1, 0, 0, true)],
+            // A grid, with a dropped cell and a dropped paragraph inside its run.
+            vec![
+                text(0, false),
+                cell(1, 1, 0, 0, true),
+                cell(2, 1, 0, 1, true),
+                text(3, false),
+                cell(4, 1, 1, 0, true),
+                cell(5, 1, 1, 1, false),
+                cell(6, 1, 1, 1, true),
+                text(7, true),
+            ],
+            // Cells of one row only: paragraphs, the first of them first.
+            vec![
+                cell(0, 1, 0, 0, true),
+                cell(1, 1, 0, 1, true),
+                text(2, true),
+            ],
+            // A run cut by another table's cell.
+            vec![
+                cell(0, 1, 0, 0, true),
+                cell(1, 2, 0, 0, true),
+                cell(2, 1, 1, 1, true),
+            ],
+        ];
+        let mut grids = 0;
+        for blocks in &pages {
+            let all = shape(pieces(blocks).into_iter().next());
+            grids += usize::from(all.first() == Some(&usize::MAX));
+            assert_eq!(shape(first_piece(blocks)), all, "{blocks:?}");
+        }
+        assert_eq!(grids, 1, "one page starts with a grid");
     }
 
     #[test]
