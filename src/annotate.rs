@@ -400,28 +400,10 @@ fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> L
     let results: Vec<Result<LabeledPage, (String, Error)>> = pages
         .into_par_iter()
         .map(|p| {
-            let bytes = match &p.html {
-                HtmlSource::File(f) => crate::input::read(Some(f), max_bytes),
-                HtmlSource::Inline(h) => Ok(h.as_bytes().to_vec()),
-            };
-            let analysis = bytes
-                .and_then(|b| crate::analyze(&b, SegmentLimits::default()))
-                .map_err(|e| (p.id.clone(), e))?;
-            let tokens = ClassTokens::of_page(&analysis.page);
-            let texts: Vec<String> = analysis.page.blocks.into_iter().map(|b| b.text).collect();
-            let coverage = coverage(&texts, &p.gold);
-            let labels = labels_from_coverage(&coverage, min_aligned);
-            Ok(LabeledPage {
-                coverage,
-                id: p.id,
-                group: p.group,
-                page_type: p.page_type,
-                gold: Some(p.gold),
-                texts,
-                features: analysis.features,
-                tokens,
-                labels,
-            })
+            // A page that meets a bug is skipped as a bad page, not the end of training.
+            let id = p.id.clone();
+            crate::batch::isolate(|| Ok(label_gold_page(p, min_aligned, max_bytes)))
+                .unwrap_or_else(|e| Err((id, e)))
         })
         .collect();
     let mut ok = Vec::new();
@@ -433,6 +415,36 @@ fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> L
         }
     }
     (ok, bad)
+}
+
+/// Read, segment and label one page by its gold text; an error names the page.
+fn label_gold_page(
+    p: GoldPage,
+    min_aligned: f32,
+    max_bytes: u64,
+) -> Result<LabeledPage, (String, Error)> {
+    let bytes = match &p.html {
+        HtmlSource::File(f) => crate::input::read(Some(f), max_bytes),
+        HtmlSource::Inline(h) => Ok(h.as_bytes().to_vec()),
+    };
+    let analysis = bytes
+        .and_then(|b| crate::analyze(&b, SegmentLimits::default()))
+        .map_err(|e| (p.id.clone(), e))?;
+    let tokens = ClassTokens::of_page(&analysis.page);
+    let texts: Vec<String> = analysis.page.blocks.into_iter().map(|b| b.text).collect();
+    let coverage = coverage(&texts, &p.gold);
+    let labels = labels_from_coverage(&coverage, min_aligned);
+    Ok(LabeledPage {
+        coverage,
+        id: p.id,
+        group: p.group,
+        page_type: p.page_type,
+        gold: Some(p.gold),
+        texts,
+        features: analysis.features,
+        tokens,
+        labels,
+    })
 }
 
 fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<LabeledPage>> {

@@ -7,6 +7,7 @@
 //! to the sink in input order. An item is taken only when fewer than a window of items are
 //! between the iterator and the sink, so a slow page holds back the reading, never the memory.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,6 +20,43 @@ const WINDOW_PER_THREAD: usize = 8;
 /// Most worker threads a run starts; a larger count is cut to it. Past it, starting the
 /// threads can exhaust the process's memory maps and abort instead of failing.
 pub const MAX_THREADS: usize = 1024;
+
+thread_local! {
+    /// How many [`isolate`] calls this thread is inside.
+    static ISOLATED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Run one page's work so that a panic in it (a bug, in textsift or a crate it uses) becomes
+/// that page's [`Error::Internal`](crate::Error::Internal) instead of ending the run: a corpus
+/// run reports the page and goes on with the others. The panic hook still runs first (the
+/// default one prints the panic on stderr; [`in_isolation`] lets a program's own hook keep
+/// quiet about panics that are reported this way). Where panics abort (`panic = "abort"`),
+/// nothing can be caught.
+pub fn isolate<T>(work: impl FnOnce() -> crate::Result<T>) -> crate::Result<T> {
+    /// Leaves the isolation however the work ends.
+    struct Depth;
+    impl Drop for Depth {
+        fn drop(&mut self) {
+            ISOLATED.with(|d| d.set(d.get() - 1));
+        }
+    }
+    ISOLATED.with(|d| d.set(d.get() + 1));
+    let _depth = Depth;
+    // The work's state is dropped as the panic unwinds, and only its error is kept.
+    std::panic::catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("a panic without a message");
+        Err(crate::Error::Internal(message.to_string()))
+    })
+}
+
+/// Whether this thread is running work inside [`isolate`], whose panics become errors.
+pub fn in_isolation() -> bool {
+    ISOLATED.with(|d| d.get() > 0)
+}
 
 /// Apply `work` to every item on `threads` threads (0 = all cores, at most [`MAX_THREADS`])
 /// and hand the results to `sink` in input order. Stops early, returning the sink's error,
@@ -242,6 +280,75 @@ mod tests {
             )
             .unwrap();
             assert_eq!(out, [0, 1, 2], "{threads} threads");
+        }
+    }
+
+    /// Quiet hooks for the tests that panic on purpose, as the CLI installs: a panic outside
+    /// isolation would still be printed.
+    fn quiet_inside_isolation() {
+        static HOOK: std::sync::Once = std::sync::Once::new();
+        HOOK.call_once(|| {
+            let default = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if !in_isolation() {
+                    default(info);
+                }
+            }));
+        });
+    }
+
+    #[test]
+    fn a_panic_in_isolation_is_the_pages_error() {
+        quiet_inside_isolation();
+        assert!(!in_isolation());
+        assert!(isolate(|| Ok(in_isolation())).unwrap());
+        let r: crate::Result<()> = isolate(|| Err(crate::Error::Empty));
+        assert!(matches!(r, Err(crate::Error::Empty)), "{r:?}");
+        let r: crate::Result<()> = isolate(|| panic!("page {}", 7));
+        match r {
+            Err(crate::Error::Internal(m)) => assert_eq!(m, "page 7"),
+            r => panic!("{r:?}"),
+        }
+        let r: crate::Result<()> = isolate(|| {
+            // Nested: the inner panic is the inner call's error, and the outer goes on.
+            let inner: crate::Result<()> = isolate(|| panic!("inner"));
+            assert!(in_isolation());
+            inner
+        });
+        assert!(matches!(r, Err(crate::Error::Internal(m)) if m == "inner"));
+        assert!(!in_isolation(), "the depth is given back after a panic");
+    }
+
+    #[test]
+    fn a_panicking_page_in_a_batch_leaves_the_others() {
+        quiet_inside_isolation();
+        for threads in [1, 2, 4] {
+            let mut results = Vec::new();
+            run_ordered(
+                0..200u32,
+                threads,
+                |i| {
+                    isolate(|| match i {
+                        13 | 150 => panic!("page {i}"),
+                        i => Ok(i),
+                    })
+                },
+                |r| {
+                    results.push(r);
+                    Ok::<_, ()>(())
+                },
+            )
+            .unwrap();
+            assert_eq!(results.len(), 200, "{threads} threads");
+            for (i, r) in results.iter().enumerate() {
+                match (i, r) {
+                    (13 | 150, Err(crate::Error::Internal(m))) => {
+                        assert_eq!(m, &format!("page {i}"))
+                    }
+                    (i, Ok(v)) => assert_eq!(*v as usize, i),
+                    (i, r) => panic!("page {i}: {r:?}"),
+                }
+            }
         }
     }
 

@@ -50,6 +50,10 @@ pub enum Error {
     /// Annotations or block records could not be read.
     #[error("bad annotation: {0}")]
     Annotation(String),
+    /// A bug met on this input: a panic, caught and reported for the one page
+    /// ([`crate::batch::isolate`]).
+    #[error("internal error (a bug in textsift; please report it with this input): {0}")]
+    Internal(String),
     /// Training failed.
     #[error("training failed: {0}")]
     Training(String),

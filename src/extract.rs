@@ -192,7 +192,17 @@ impl Extractor {
         self.run(bytes, charset, true)
     }
 
+    /// One page, its panics (bugs) its own error rather than the caller's ([`crate::batch::isolate`]).
     fn run(
+        &self,
+        bytes: &[u8],
+        charset: Option<&str>,
+        with_classes: bool,
+    ) -> Result<(Extraction, Vec<Vec<String>>)> {
+        crate::batch::isolate(|| self.run_page(bytes, charset, with_classes))
+    }
+
+    fn run_page(
         &self,
         bytes: &[u8],
         charset: Option<&str>,

@@ -249,6 +249,16 @@ struct ExtractArgs {
 }
 
 fn main() -> ExitCode {
+    // A panic inside a page's work is that page's error, reported in one line as any other
+    // (`batch::isolate`); the default hook's lines stay for a backtrace asked for, and for
+    // panics elsewhere.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let backtrace = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
+        if !textsift::batch::in_isolation() || backtrace {
+            default_hook(info);
+        }
+    }));
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Blocks(args) => blocks(args),
@@ -487,7 +497,7 @@ fn run_batch(
             // A page file is read here, on a worker, not by the thread that reads the inputs.
             let mut item = page.read();
             let bytes = std::mem::replace(&mut item.bytes, Ok(Vec::new()));
-            let result = bytes.and_then(|b| work(&item, &b));
+            let result = bytes.and_then(|b| textsift::batch::isolate(|| work(&item, &b)));
             (k, item.source, result)
         },
         |(k, source, result)| -> anyhow::Result<()> {
