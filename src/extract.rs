@@ -192,7 +192,8 @@ impl Extractor {
         self.run(bytes, charset, true)
     }
 
-    /// One page, its panics (bugs) its own error rather than the caller's ([`crate::batch::isolate`]).
+    /// One page; a panic in it (a bug) is its error, not the caller's
+    /// ([`crate::batch::isolate`]).
     fn run(
         &self,
         bytes: &[u8],
