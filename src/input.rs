@@ -421,8 +421,19 @@ enum Deferred {
 
 impl Pending {
     /// The page, as [`pages`] gives it: a file is read (and gunzipped) now, a JSON Lines
-    /// record parsed now, on whichever thread calls this.
+    /// record parsed now, on whichever thread calls this. A panic on the way (a bug) is the
+    /// page's error ([`crate::batch::isolate`]), named by the file, or by `FILE:LINE` for a
+    /// record.
     pub fn read(self) -> Item {
+        let source = match &self.0 {
+            Deferred::Read(item) => item.source.clone(),
+            Deferred::File { source, .. } => source.clone(),
+            Deferred::Line { place, .. } => place.clone(),
+        };
+        crate::batch::isolate(|| Ok(self.read_now())).unwrap_or_else(|e| Item::new(source, Err(e)))
+    }
+
+    fn read_now(self) -> Item {
         match self.0 {
             Deferred::Read(item) => item,
             Deferred::File {
