@@ -426,7 +426,8 @@ impl Pending {
     /// record.
     pub fn read(self) -> Item {
         let source = match &self.0 {
-            Deferred::Read(item) => item.source.clone(),
+            // Read already (a WARC record, standard input): nothing is left to do.
+            Deferred::Read(_) => return self.read_now(),
             Deferred::File { source, .. } => source.clone(),
             Deferred::Line { place, .. } => place.clone(),
         };
