@@ -9,6 +9,9 @@
 //! (annotations to block labels), [`train`], [`eval`], [`extract`] (the [`Extractor`]) and
 //! [`batch`] (ordered parallel runs).
 
+// Every public item is documented; CI's clippy `-D warnings` keeps it so.
+#![warn(missing_docs)]
+
 pub mod align;
 pub mod annotate;
 pub mod batch;
