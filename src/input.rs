@@ -350,8 +350,67 @@ pub fn pages(
 }
 
 /// The pages of an input as [`pages`] reads them; with `defer`, the records of a JSON Lines
-/// input are only cut into lines, each parsed when [`Pending::read`] is called.
+/// input are only cut into lines, each parsed when [`Pending::read`] is called. Opened and read
+/// under [`Guarded`]: a panic there ends this input only.
 fn opened(
+    source: String,
+    path: Option<PathBuf>,
+    max_bytes: u64,
+    defer: bool,
+) -> Box<dyn Iterator<Item = Pending> + Send> {
+    let name = source.clone();
+    match crate::batch::isolate(|| Ok(opened_unguarded(source, path, max_bytes, defer))) {
+        Ok(inner) => Box::new(Guarded {
+            source: name,
+            inner: Some(inner),
+        }),
+        Err(e) => Box::new(std::iter::once(Pending(Deferred::Read(Item::new(
+            name,
+            Err(e),
+        ))))),
+    }
+}
+
+/// An input's pages, each taken under [`crate::batch::isolate`]: a panic while a WARC or JSON
+/// Lines stream is read (a bug, in textsift or in a crate that unpacks or parses it) becomes
+/// one failed page named by the input, and the input ends there, as the reader's state cannot
+/// be trusted after it; the other inputs of a run go on.
+struct Guarded<I> {
+    source: String,
+    /// `None` once the input has ended or failed.
+    inner: Option<I>,
+}
+
+impl<I: Iterator<Item = Pending>> Iterator for Guarded<I> {
+    type Item = Pending;
+
+    fn next(&mut self) -> Option<Pending> {
+        let inner = self.inner.as_mut()?;
+        match crate::batch::isolate(|| Ok(inner.next())) {
+            Ok(Some(page)) => Some(page),
+            Ok(None) => {
+                self.inner = None;
+                None
+            }
+            Err(e) => {
+                self.inner = None;
+                let e = match e {
+                    Error::Internal(m) => {
+                        Error::Internal(format!("{m} (the rest of this input is skipped)"))
+                    }
+                    other => other,
+                };
+                Some(Pending(Deferred::Read(Item::new(
+                    self.source.clone(),
+                    Err(e),
+                ))))
+            }
+        }
+    }
+}
+
+/// [`opened`] without the guard.
+fn opened_unguarded(
     source: String,
     path: Option<PathBuf>,
     max_bytes: u64,
@@ -1700,5 +1759,34 @@ mod tests {
         let pending: Vec<Pending> =
             pending_pages("missing.html".into(), Some(missing), 1 << 20).collect();
         assert!(matches!(&pending[..], [Pending(Deferred::Read(item))] if item.bytes.is_err()));
+    }
+
+    #[test]
+    fn a_panic_while_an_input_is_read_ends_that_input_only() {
+        // A stream whose third record meets a bug: the two before it are pages, the panic is
+        // one failed page named by the input, and nothing more is read from that input.
+        let page = |n: u8| Pending(Deferred::Read(Item::new(format!("r{n}"), Ok(vec![n]))));
+        let mut read = 0;
+        let stream = std::iter::from_fn(move || {
+            read += 1;
+            assert!(read < 3, "record {read} is corrupt");
+            Some(page(read))
+        });
+        let guarded = Guarded {
+            source: "crawl.warc".into(),
+            inner: Some(stream),
+        };
+        let more = [page(7)];
+        let items: Vec<Item> = guarded.chain(more).map(Pending::read).collect();
+        let sources: Vec<&str> = items.iter().map(|i| i.source.as_str()).collect();
+        assert_eq!(sources, ["r1", "r2", "crawl.warc", "r7"]);
+        assert_eq!(items[1].bytes.as_deref().ok(), Some(&[2u8][..]));
+        let failure = items[2].bytes.as_ref().unwrap_err().to_string();
+        assert!(failure.starts_with("internal error"), "{failure}");
+        assert!(
+            failure.ends_with("record 3 is corrupt (the rest of this input is skipped)"),
+            "{failure}"
+        );
+        assert!(items[3].bytes.is_ok());
     }
 }
