@@ -365,11 +365,16 @@ fn opened(
             source: name,
             inner: Some(inner),
         }),
-        Err(e) => Box::new(std::iter::once(Pending(Deferred::Read(Item::new(
-            name,
-            Err(e),
-        ))))),
+        Err(e) => failed(name, e),
     }
+}
+
+/// An input that yields one failed page, named by the input.
+fn failed(source: String, e: Error) -> Box<dyn Iterator<Item = Pending> + Send> {
+    Box::new(std::iter::once(Pending(Deferred::Read(Item::new(
+        source,
+        Err(e),
+    )))))
 }
 
 /// An input's pages, each taken under [`crate::batch::isolate`]: a panic while a WARC or JSON
@@ -527,12 +532,17 @@ pub fn pending_pages(
     max_bytes: u64,
 ) -> Box<dyn Iterator<Item = Pending> + Send> {
     if let Some(p) = path.as_deref() {
-        if file_container(p) == Some(Container::Page) {
-            return Box::new(std::iter::once(Pending(Deferred::File {
-                source,
-                path: p.to_path_buf(),
-                max_bytes,
-            })));
+        // The look at the first bytes inflates them: a panic there (a bug) fails this input.
+        match crate::batch::isolate(|| Ok(file_container(p))) {
+            Ok(Some(Container::Page)) => {
+                return Box::new(std::iter::once(Pending(Deferred::File {
+                    source,
+                    path: p.to_path_buf(),
+                    max_bytes,
+                })))
+            }
+            Ok(_) => {}
+            Err(e) => return failed(source, e),
         }
     }
     opened(source, path, max_bytes, true)
