@@ -371,10 +371,12 @@ fn opened(
 
 /// An input that yields one failed page, named by the input.
 fn failed(source: String, e: Error) -> Box<dyn Iterator<Item = Pending> + Send> {
-    Box::new(std::iter::once(Pending(Deferred::Read(Item::new(
-        source,
-        Err(e),
-    )))))
+    Box::new(std::iter::once(failed_page(source, e)))
+}
+
+/// A page that failed, named by its input.
+fn failed_page(source: String, e: Error) -> Pending {
+    Pending(Deferred::Read(Item::new(source, Err(e))))
 }
 
 /// An input's pages, each taken under [`crate::batch::isolate`]: a panic while a WARC or JSON
@@ -404,12 +406,10 @@ impl<I: Iterator<Item = Pending>> Iterator for Guarded<I> {
                     Error::Internal(m) => {
                         Error::Internal(format!("{m} (the rest of this input is skipped)"))
                     }
+                    // The work has no error of its own; kept as it is all the same.
                     other => other,
                 };
-                Some(Pending(Deferred::Read(Item::new(
-                    self.source.clone(),
-                    Err(e),
-                ))))
+                Some(failed_page(self.source.clone(), e))
             }
         }
     }
@@ -508,9 +508,10 @@ impl Pending {
                 max_bytes,
             } => {
                 // The file held one page when it was looked at; should it have been replaced
-                // by a WARC file since, its first record stands for it.
-                let item = pages(source.clone(), Some(path), max_bytes).next();
-                item.unwrap_or_else(|| Item::new(source, Err(Error::Empty)))
+                // by a WARC file since, its first record stands for it. Unguarded: this runs
+                // in `read`'s isolation already.
+                let first = opened_unguarded(source.clone(), Some(path), max_bytes, false).next();
+                first.map_or_else(|| Item::new(source, Err(Error::Empty)), Pending::read_now)
             }
             Deferred::Line {
                 place,
