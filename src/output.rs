@@ -524,27 +524,68 @@ fn text_table(grid: &Grid) -> String {
     lines.join("\n")
 }
 
-/// Text escaped for Markdown: every character that could start emphasis, code, a link, HTML
-/// or an entity gets a backslash, and so does a start of the text that would read as a
-/// heading, quote, list item or rule when `line_start`.
+/// Text escaped for Markdown, so that it renders as the page showed it, with no more
+/// backslashes than that needs (CommonMark's rules; a reader of the Markdown as text sees
+/// `read_file`, not `read\_file`):
+/// - `` ` ``, `*`, `[`, `~` always, as they may start code, emphasis, a link or a
+///   strikethrough (`]` then never closes a link, as no `[` opens one);
+/// - `_` unless it stands inside a word (`snake_case`), where it can neither open nor close
+///   emphasis;
+/// - `\` before punctuation or at the end (where it would escape it, or make a hard break);
+/// - `<` unless a space follows it, `&` when it starts an entity (`&amp;`);
+/// - when `line_start`, a start that would read as a block marker: a heading's `#`s, a quote's
+///   `>`, a list item's `-`, `+` or number and `.`/`)` before a space, a rule of `-`s or a
+///   heading's underline of `=`s.
 fn md_escape(text: &str, line_start: bool) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let bytes = text.as_bytes();
-    // A start that reads as a block marker: `#`, `>`, `-`, `+`, `=`, or digits and `.`/`)`.
+    let spaced = |at: usize| bytes.get(at).is_none_or(|c| c.is_ascii_whitespace());
     let mut marker_at = None;
     if line_start {
         let digits = bytes.iter().take_while(|c| c.is_ascii_digit()).count();
-        match bytes.first() {
-            Some(b'#' | b'>' | b'-' | b'+' | b'=') => marker_at = Some(0),
-            Some(b'0'..=b'9') if digits <= 9 && matches!(bytes.get(digits), Some(b'.' | b')')) => {
-                marker_at = Some(digits)
+        let hashes = bytes.iter().take_while(|&&c| c == b'#').count();
+        let rule = |mark: u8| {
+            bytes.first() == Some(&mark)
+                && bytes.iter().all(|&c| c == mark || c == b' ' || c == b'\t')
+        };
+        let marker = match bytes.first() {
+            Some(b'>') => true,
+            Some(b'#') => hashes <= 6 && spaced(hashes),
+            Some(b'-' | b'+') => spaced(1) || rule(b'-'),
+            Some(b'=') => rule(b'='),
+            Some(b'0'..=b'9') => {
+                digits <= 9 && matches!(bytes.get(digits), Some(b'.' | b')')) && spaced(digits + 1)
             }
-            _ => {}
+            _ => false,
+        };
+        if marker {
+            marker_at = Some(if bytes[0].is_ascii_digit() { digits } else { 0 });
         }
     }
-    for (i, c) in text.char_indices() {
+    let mut before = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
         let escape = match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '~' => true,
+            '`' | '*' | '[' | '~' => true,
+            '_' => {
+                // The whole run of underscores goes as one: inside a word or not.
+                let run = text[i..].bytes().take_while(|&b| b == b'_').count();
+                let after = text[i + run..].chars().next();
+                let in_word = before.is_some_and(char::is_alphanumeric)
+                    && after.is_some_and(char::is_alphanumeric);
+                if in_word {
+                    out.push_str(&text[i..i + run]);
+                    for _ in 1..run {
+                        chars.next();
+                    }
+                    before = Some('_');
+                    continue;
+                }
+                true
+            }
+            '\\' => next.is_none_or(|n| n.is_ascii_punctuation()),
+            '<' => !spaced(i + 1),
             // `&amp;`, `&#39;`: an entity a renderer would decode.
             '&' => {
                 let rest = &bytes[i + 1..];
@@ -561,6 +602,7 @@ fn md_escape(text: &str, line_start: bool) -> String {
             out.push('\\');
         }
         out.push(c);
+        before = Some(c);
     }
     out
 }
@@ -568,7 +610,8 @@ fn md_escape(text: &str, line_start: bool) -> String {
 /// Text of a Markdown heading: escaped, and a `#` ending it escaped too, as Markdown would
 /// read it as a closing sequence and drop it ("Issue #").
 fn heading_text(text: &str) -> String {
-    let mut out = md_escape(text, true);
+    // A heading's text is read inline: no block marker to escape at its start.
+    let mut out = md_escape(text, false);
     let run = out.len() - out.trim_end_matches('#').len();
     if run > 0 && !out[..out.len() - run].ends_with('\\') {
         out.insert(out.len() - run, '\\');
@@ -950,9 +993,27 @@ mod tests {
             ("- dash, + plus", "\\- dash, + plus"),
             ("> no quote", "\\> no quote"),
             (
-                "a *b* _c_ `d` [e](f) ~g~ \\h",
-                "a \\*b\\* \\_c\\_ \\`d\\` \\[e\\](f) \\~g\\~ \\\\h",
+                "a *b* _c_ `d` [e](f) ~g~ \\[h]",
+                "a \\*b\\* \\_c\\_ \\`d\\` \\[e](f) \\~g\\~ \\\\\\[h]",
             ),
+            // Underscores inside a word neither open nor close emphasis.
+            (
+                "read_file, __init__, a__b and _c",
+                "read_file, \\_\\_init\\_\\_, a__b and \\_c",
+            ),
+            // A backslash escapes punctuation only, and ends a line as a hard break.
+            ("C:\\Users\\me ends \\", "C:\\Users\\me ends \\\\"),
+            ("2 < 3 but a<b", "2 < 3 but a\\<b"),
+            // Block markers need a space after them, or make the whole line.
+            ("#hashtag, ####### and 1.5 l", "#hashtag, ####### and 1.5 l"),
+            ("###### six", "\\###### six"),
+            ("-5 degrees, +3", "-5 degrees, +3"),
+            ("---", "\\---"),
+            ("- - -", "\\- - -"),
+            ("==", "\\=="),
+            ("=== Docs ===", "=== Docs ==="),
+            ("7.", "7\\."),
+            ("___", "\\_\\_\\_"),
             (
                 "<img src=x onerror=alert(1)>",
                 "\\<img src=x onerror=alert(1)>",
@@ -967,6 +1028,9 @@ mod tests {
         assert_eq!(heading_text("Issue #"), "Issue \\#");
         assert_eq!(heading_text("C##"), "C\\##");
         assert_eq!(heading_text("#"), "\\#");
+        // A heading's text is inline: a number or a dash at its start is no list.
+        assert_eq!(heading_text("1. Install"), "1. Install");
+        assert_eq!(heading_text("- Notes"), "- Notes");
     }
 
     #[test]

@@ -956,6 +956,9 @@ fn tricky_markdown_page() -> String {
          [this](http://x) and &amp;amp;.</p>\
          <p>&lt;img src=x onerror=alert(1)&gt; is text the page shows, not markup, and so is a \
          back\\slash at the end \\</p>\
+         <h2>1. Read the settings</h2>\
+         <p>The function read_file of the module file_io, tagged #python, reads the file \
+         C:\\Users\\me\\notes.txt, as note [1] says, when a = 2 < 3.</p>\
          <ol><li>First step of the tutorial, with enough words to be kept as content.</li>\
          <li>Second step of the tutorial, also with enough words to be kept.<ul>\
          <li>A detail of the second step, which the tutorial explains in a full sentence.</li>\
@@ -1030,7 +1033,7 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
     );
     // The detail is a list inside the second step; the third step is numbered as the page
     // numbers it, and its second line stays in it, after a line break, as do the lines of the
-    // address (escaped, so that they read as neither a heading's underline nor a list).
+    // address (the dash escaped, so that it does not start a list).
     assert_eq!(
         (tables, rows, ordered, deepest, breaks),
         (1, 5, vec![1, 3], 2, 3),
@@ -1047,7 +1050,17 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
         "{md}"
     );
     assert!(
-        md.contains("in three lines:\\\n\\=== Example Docs ===\\\n\\- 12 High Street"),
+        md.contains("in three lines:\\\n=== Example Docs ===\\\n\\- 12 High Street"),
+        "{md}"
+    );
+    // Only what would read as markup is escaped: not a word's underscores, a hashtag, a
+    // path's backslashes, a `]` or a `<` before a space, nor a number opening a heading.
+    assert!(md.contains("\n### 1. Read the settings\n"), "{md}");
+    assert!(
+        md.contains(
+            "The function read_file of the module file_io, tagged #python, reads the file \
+             C:\\Users\\me\\notes.txt, as note \\[1] says, when a = 2 < 3."
+        ),
         "{md}"
     );
     assert!(
