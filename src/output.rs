@@ -251,10 +251,12 @@ pub fn to_markdown(e: &Extraction) -> String {
             );
         }
         let text = match b.heading_level() {
-            // The page title is the top heading, here or above. A heading is one line.
+            // The page title is the top heading, here or above. A heading is one line, at
+            // the page's own level (`<h2>` is `##`), as converters and WCXB's gold Markdown
+            // give it.
             _ if title_block == Some(b.index) => format!("# {}", heading_text(b.collapsed_text())),
             Some(level) => {
-                let hashes = "#".repeat(usize::from(level.clamp(1, 5)) + 1);
+                let hashes = "#".repeat(usize::from(level.clamp(1, 6)));
                 format!("{hashes} {}", heading_text(b.collapsed_text()))
             }
             _ if quoted && pre => format!("> {}", code_block_under(&b.text, "> ")),
@@ -928,12 +930,12 @@ mod tests {
         );
         assert_eq!(
             to_markdown(&e),
-            "# Tomatoes in  pots!\n\nSow in spring.\n\n### Tomatoes in pots\n\n"
+            "# Tomatoes in  pots!\n\nSow in spring.\n\n## Tomatoes in pots\n\n"
         );
         // Another title: both are written.
         let e = page("Growing tomatoes", blocks());
         assert!(to_text(&e).starts_with("Growing tomatoes\n\nTomatoes in  pots!\n\n"));
-        assert!(to_markdown(&e).starts_with("# Growing tomatoes\n\n## Tomatoes in  pots"));
+        assert!(to_markdown(&e).starts_with("# Growing tomatoes\n\n# Tomatoes in  pots"));
         // A paragraph that says the title stands for the headline (`<b>` in a page made
         // before style sheets): once, as the top heading.
         let mut b = blocks();
@@ -1050,7 +1052,7 @@ mod tests {
         assert_eq!(
             markdown(blocks),
             "- a\n  1. ```\n     x = *1*\n         y = _2_\n     ```\n\n\
-             ### Title \\*one\\* two\n\n\
+             ## Title \\*one\\* two\n\n\
              > ```\n> said\n>     _this_\n> ```\n\n"
         );
     }
@@ -1203,7 +1205,7 @@ mod tests {
         );
         assert_eq!(
             markdown(blocks),
-            "Great post # thanks \\*all\\*\n\n### Chapter two \\#\n\nalone\\\nStreet and more\n\n\
+            "Great post # thanks \\*all\\*\n\n## Chapter two \\#\n\nalone\\\nStreet and more\n\n\
              - a b\n\n"
         );
     }
