@@ -17,7 +17,7 @@ use crate::features::FeatureMatrix;
 use crate::model::Model;
 use crate::output::Label;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Limits on one page, so that a hostile or broken page costs bounded memory and time.
 ///
@@ -120,8 +120,25 @@ pub struct Extractor {
 
 impl Extractor {
     /// An extractor with the model shipped in the binary and its cross-validated decoder.
+    ///
+    /// The model is read from the binary once per process and shared: a program that builds
+    /// an extractor for every page pays for reading it once (reading takes several times as
+    /// long as extracting a short page).
     pub fn new() -> Result<Extractor> {
-        Ok(Extractor::with_model(Model::embedded()?))
+        static EMBEDDED: OnceLock<Arc<Model>> = OnceLock::new();
+        let model = match EMBEDDED.get() {
+            Some(model) => Arc::clone(model),
+            // A model that cannot be read is not kept: each call reports it.
+            None => {
+                let model = Arc::new(Model::embedded()?);
+                Arc::clone(EMBEDDED.get_or_init(|| model))
+            }
+        };
+        Ok(Extractor {
+            decoding: model.default_decoding(),
+            model,
+            limits: Limits::default(),
+        })
     }
 
     /// An extractor with the model in a file (`Extractor::from_model_file("my.tsm")`).
@@ -264,5 +281,25 @@ impl Extractor {
             features: analysis.features,
         };
         Ok((extraction, classes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extractors_of_the_embedded_model_share_it_and_keep_their_own_settings() {
+        let a = Extractor::new().unwrap();
+        let flipped = !a.decoding.attach_headings;
+        let b = Extractor::new()
+            .unwrap()
+            .decoding(Decoding {
+                attach_headings: flipped,
+                ..a.decoding.clone()
+            })
+            .unwrap();
+        assert!(Arc::ptr_eq(&a.model, &b.model));
+        assert_eq!(b.decoding.attach_headings, flipped);
     }
 }
