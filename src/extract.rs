@@ -296,7 +296,7 @@ mod tests {
             .unwrap()
             .decoding(Decoding {
                 attach_headings: flipped,
-                ..a.decoding.clone()
+                ..a.decoding
             })
             .unwrap();
         assert!(Arc::ptr_eq(&a.model, &b.model));
