@@ -246,6 +246,10 @@ struct ExtractArgs {
     /// then json for one page).
     #[arg(long)]
     blocks: bool,
+    /// Include the main content as Markdown too, in a "markdown" field after "text" (json and
+    /// jsonl; the default format is then json for one page).
+    #[arg(long)]
+    markdown: bool,
 }
 
 fn main() -> ExitCode {
@@ -636,20 +640,29 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
         }
         _ => false,
     };
-    // Blocks are asked for as records: JSON for one page, as for several.
-    let format = args.format.unwrap_or(match (single, args.blocks) {
+    // Blocks and Markdown are asked for as fields of records: JSON for one page, as for
+    // several.
+    let fields = args.blocks || args.markdown;
+    let format = args.format.unwrap_or(match (single, fields) {
         (true, false) => Format::Text,
         (true, true) => Format::Json,
         (false, _) => Format::Jsonl,
     });
-    if args.blocks && !matches!(format, Format::Json | Format::Jsonl) {
-        usage_error(
-            "extract",
-            clap::error::ErrorKind::ArgumentConflict,
+    for (asked, message) in [
+        (
+            args.blocks,
             "--blocks needs --format json or jsonl (the html view shows every block already)",
-        );
+        ),
+        (
+            args.markdown,
+            "--markdown needs --format json or jsonl (for Markdown alone: --format markdown)",
+        ),
+    ] {
+        if asked && !matches!(format, Format::Json | Format::Jsonl) {
+            usage_error("extract", clap::error::ErrorKind::ArgumentConflict, message);
+        }
     }
-    let with_blocks = args.blocks;
+    let (with_blocks, with_markdown) = (args.blocks, args.markdown);
     // Several pages as text or Markdown: a line names each one, as `head` does with several
     // files, so that one page's text does not run into the next one's title.
     let named = |source: &str, page: String| {
@@ -673,7 +686,16 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     run_batch(&args.input, (&frame.0, frame.1), |item, bytes| {
         let source = item.source.as_str();
         let e = ex.extract_declared(bytes, item.charset.as_deref())?;
-        let record = || textsift::output::to_json(source, item.warc.as_ref(), &e, with_blocks);
+        // Without the blank line that ends a page of `--format markdown`, as `text` has none.
+        let markdown = with_markdown.then(|| {
+            let mut md = textsift::output::to_markdown(&e);
+            md.truncate(md.trim_end().len());
+            md
+        });
+        let record = || textsift::output::PageRecord {
+            markdown: markdown.as_deref(),
+            ..textsift::output::to_json(source, item.warc.as_ref(), &e, with_blocks)
+        };
         Ok(match format {
             Format::Text => named(source, textsift::output::to_text(&e)),
             Format::Markdown => named(source, textsift::output::to_markdown(&e)),

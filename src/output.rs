@@ -682,13 +682,16 @@ pub struct PageRecord<'a> {
     pub title: &'a str,
     /// The main text.
     pub text: &'a str,
+    /// The main text as Markdown ([`to_markdown`]), only when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<&'a str>,
     /// Every block, only when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocks: Option<&'a [ExtractedBlock]>,
 }
 
 /// One page as a record: source, the WARC record it came from if any, title, text, and the
-/// blocks when `with_blocks`.
+/// blocks when `with_blocks` (set `markdown` to add the text as Markdown).
 pub fn to_json<'a>(
     source: &'a str,
     warc: Option<&'a crate::input::WarcRecord>,
@@ -701,6 +704,7 @@ pub fn to_json<'a>(
         warc_date: warc.and_then(|w| w.date.as_deref()),
         title: &e.title,
         text: &e.text,
+        markdown: None,
         blocks: with_blocks.then_some(e.blocks.as_slice()),
     }
 }

@@ -351,6 +351,32 @@ fn formats_json_markdown_html() {
     assert!(md.starts_with("# Story 2 & more\n"), "{md}");
     assert!(md.contains("Paragraph 3 of story 2"), "{md}");
 
+    // The Markdown in a record: after the text, without the page's closing blank line; JSON
+    // for one page without naming the format, one line per page in JSON Lines.
+    let with_md = stdout(&textsift(
+        &["extract", "--markdown", "-"],
+        Some(page.as_bytes()),
+    ));
+    let r: serde_json::Value = serde_json::from_str(&with_md).unwrap();
+    assert_eq!(r["markdown"], md.trim_end(), "{with_md}");
+    assert_eq!(r["text"], v["text"]);
+    assert!(with_md.find("\"text\"").unwrap() < with_md.find("\"markdown\"").unwrap());
+    assert!(v.get("markdown").is_none(), "only when asked for");
+    let lines = stdout(&textsift(
+        &[
+            "extract",
+            "--format",
+            "jsonl",
+            "--markdown",
+            "--blocks",
+            "-",
+        ],
+        Some(page.as_bytes()),
+    ));
+    let r: serde_json::Value = serde_json::from_str(lines.trim_end()).unwrap();
+    assert_eq!(r["markdown"], md.trim_end());
+    assert_eq!(r["blocks"], v["blocks"]);
+
     let evil = page.replace("Story 2 &amp; more", "<b>\"x\" & 'y'</b> &lt;script&gt;");
     let html = stdout(&textsift(
         &["extract", "--format", "html", "-"],
@@ -813,6 +839,8 @@ fn usage_and_model_errors() {
         &["extract", "--threads", "many", "-"],
         &["extract", "--blocks", "--format", "text", "-"],
         &["extract", "--blocks", "--format", "html", "-"],
+        &["extract", "--markdown", "--format", "markdown", "-"],
+        &["extract", "--markdown", "--format", "text", "-"],
         // Settings out of range are usage errors too, named before any page is read.
         &["extract", "--threshold", "1.5", "-"],
         &["extract", "--threshold", "NaN", "-"],
