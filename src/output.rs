@@ -536,8 +536,8 @@ fn text_table(grid: &Grid) -> String {
 /// - `\` before punctuation or at the end (where it would escape it, or make a hard break);
 /// - `<` unless a space follows it, `&` when it starts an entity (`&amp;`);
 /// - when `line_start`, a start that would read as a block marker: a heading's `#`s, a quote's
-///   `>`, a list item's `-`, `+` or number and `.`/`)` before a space, a rule of `-`s or a
-///   heading's underline of `=`s.
+///   `>`, a list item's `-`, `+` or number and `.`/`)` before a space, a rule of `-`s, a
+///   heading's underline of `=`s or a table's delimiter row.
 fn md_escape(text: &str, line_start: bool) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let bytes = text.as_bytes();
@@ -546,15 +546,18 @@ fn md_escape(text: &str, line_start: bool) -> String {
     if line_start {
         let digits = bytes.iter().take_while(|c| c.is_ascii_digit()).count();
         let hashes = bytes.iter().take_while(|&&c| c == b'#').count();
-        let rule = |mark: u8| {
-            bytes.first() == Some(&mark)
-                && bytes.iter().all(|&c| c == mark || c == b' ' || c == b'\t')
-        };
+        // A table's delimiter row (`--- | :---:`) would make the line above a table's head,
+        // and a line of `-`s is a rule or a heading's underline.
+        let delimiter_row = bytes.contains(&b'-')
+            && bytes
+                .iter()
+                .all(|c| matches!(c, b'-' | b'|' | b':' | b' ' | b'\t'));
         let marker = match bytes.first() {
+            _ if delimiter_row => true,
             Some(b'>') => true,
             Some(b'#') => hashes <= 6 && spaced(hashes),
-            Some(b'-' | b'+') => spaced(1) || rule(b'-'),
-            Some(b'=') => rule(b'='),
+            Some(b'-' | b'+') => spaced(1),
+            Some(b'=') => bytes.iter().all(|c| matches!(c, b'=' | b' ' | b'\t')),
             Some(b'0'..=b'9') => {
                 digits <= 9 && matches!(bytes.get(digits), Some(b'.' | b')')) && spaced(digits + 1)
             }
@@ -1018,6 +1021,10 @@ mod tests {
             ("- - -", "\\- - -"),
             ("==", "\\=="),
             ("=== Docs ===", "=== Docs ==="),
+            ("--- | ---", "\\--- | ---"),
+            ("|:--|--:|", "\\|:--|--:|"),
+            (": - :", "\\: - :"),
+            ("a | b", "a | b"),
             ("7.", "7\\."),
             ("___", "\\_\\_\\_"),
             (
