@@ -1046,6 +1046,59 @@ mod tests {
         assert_eq!(heading_text("- Notes"), "- Notes");
     }
 
+    /// What a CommonMark renderer (with GitHub's tables and strikethrough) shows of a
+    /// Markdown document: the text of its one paragraph or heading, a hard break as `\n`;
+    /// `None` when it reads as anything else (a list, a rule, a table, a link, emphasis...).
+    fn rendered(markdown: &str) -> Option<String> {
+        use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+        let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+        let mut shown = String::new();
+        for event in Parser::new_ext(markdown, options) {
+            match event {
+                Event::Text(t) => shown.push_str(&t),
+                Event::HardBreak => shown.push('\n'),
+                Event::Start(Tag::Paragraph | Tag::Heading { .. })
+                | Event::End(TagEnd::Paragraph | TagEnd::Heading(_)) => {}
+                _ => return None,
+            }
+        }
+        Some(shown)
+    }
+
+    #[test]
+    fn escaped_text_renders_as_itself_whatever_its_characters() {
+        // Short texts drawn from Markdown's special characters, letters and spaces, alone, as
+        // a heading, and as two lines of a paragraph cut by a `<br>`.
+        let alphabet: Vec<char> = "ab1 _*-+#><[]()!`~\\&;=|:.é\t".chars().collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut draw = |len: u64| {
+            let mut text = String::new();
+            for _ in 0..1 + len {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push(alphabet[(state % alphabet.len() as u64) as usize]);
+            }
+            // Block texts are trimmed, their whitespace collapsed.
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        };
+        let mut tried = 0;
+        for i in 0..40_000u64 {
+            let (a, b) = (draw(i % 9), draw(i % 7));
+            if a.is_empty() || b.is_empty() {
+                continue;
+            }
+            tried += 1;
+            let alone = md_escape(&a, true);
+            assert_eq!(rendered(&alone), Some(a.clone()), "{a:?} as {alone:?}");
+            let heading = format!("## {}", heading_text(&a));
+            assert_eq!(rendered(&heading), Some(a.clone()), "{a:?} as {heading:?}");
+            let lines = format!("{alone}\\\n{}", md_escape(&b, true));
+            assert_eq!(rendered(&lines), Some(format!("{a}\n{b}")), "{lines:?}");
+        }
+        assert!(tried > 30_000);
+    }
+
     #[test]
     fn text_inside_pre_is_code_in_an_item_or_a_quote_and_one_line_in_a_heading() {
         let pre = |text: &str, tag: &str, role: Role| ExtractedBlock {
