@@ -23,7 +23,7 @@ mod headline;
 mod parse;
 pub use parse::MAX_ATTRIBUTES;
 
-/// Limits on the work done for one page.
+/// Limits on the work done for one page, and whether it keeps the targets of its links.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SegmentLimits {
     /// Pages with more DOM nodes than this are refused, counted while parsing so that memory
@@ -32,6 +32,9 @@ pub struct SegmentLimits {
     /// Segmentation stops after this many blocks and the rest of the page is dropped
     /// (default 100,000; the WCXB development pages have at most 2,641).
     pub max_blocks: usize,
+    /// Keep where each link points ([`Block::links`]), for Markdown with links. Off by
+    /// default: the parser then never reads an `href`, which costs time on every link.
+    pub links: bool,
 }
 
 impl Default for SegmentLimits {
@@ -39,6 +42,7 @@ impl Default for SegmentLimits {
         SegmentLimits {
             max_nodes: 500_000,
             max_blocks: 100_000,
+            links: false,
         }
     }
 }
@@ -154,6 +158,8 @@ pub struct Block {
     pub text: String,
     /// Byte ranges of `text` that lie inside `<a>` elements.
     pub anchor_spans: Vec<(u32, u32)>,
+    /// The text of each link that has a target, when [`SegmentLimits::links`] asks for them.
+    pub links: Vec<Link>,
     /// Index into [`Page::elements`] of the nearest block-level element around the text.
     pub element: u32,
     /// Number of inline elements opened inside the block.
@@ -162,6 +168,16 @@ pub struct Block {
     /// collapsed `text` loses (code, poems, ASCII tables); `None` elsewhere. Features read
     /// `text`; only the extracted text shows this.
     pub preformatted: Option<String>,
+}
+
+/// A link's text in a block, and where it points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// Byte range of the block's `text` that the link's text covers.
+    pub span: (u32, u32),
+    /// The `href` as the page gives it (relative or absolute), whitespace taken out; links to
+    /// a place on the page itself (`#…`) or to a script (`javascript:`) have none.
+    pub target: Arc<str>,
 }
 
 /// A segmented page.
@@ -1101,6 +1117,8 @@ fn attribute_context(attrs: &[Attribute], tokens: &mut String, scratch: &mut Str
 struct Pending {
     text: String,
     anchor_spans: Vec<(u32, u32)>,
+    /// Links with a target, each with the number of its `<a>` in the page.
+    links: Vec<(u32, Link)>,
     element: u32,
     inline_tags: u32,
     /// Whitespace was seen since the last word.
@@ -1126,6 +1144,10 @@ struct Segmenter {
     /// Innermost open block-level element.
     block_stack: Vec<u32>,
     anchor_depth: u32,
+    /// Open `<a>` elements when links are kept: each one's number and target, if it has one.
+    links: Vec<Option<(u32, Arc<str>)>>,
+    /// `<a>` elements entered so far.
+    link_count: u32,
     skip_depth: u32,
     /// Open `<pre>` and `<listing>` elements.
     pre_depth: u32,
@@ -1150,6 +1172,7 @@ impl Segmenter {
         if p.text.is_empty() {
             p.inline_tags = 0;
             p.anchor_spans.clear();
+            p.links.clear();
             p.pre.clear();
             p.outside_pre = false;
             return;
@@ -1159,6 +1182,7 @@ impl Segmenter {
                 index: self.page.blocks.len(),
                 text: std::mem::take(&mut p.text),
                 anchor_spans: std::mem::take(&mut p.anchor_spans),
+                links: p.links.drain(..).map(|(_, link)| link).collect(),
                 element: p.element,
                 inline_tags: p.inline_tags,
                 preformatted: if p.outside_pre {
@@ -1173,6 +1197,7 @@ impl Segmenter {
         p.outside_pre = false;
         p.text.clear();
         p.anchor_spans.clear();
+        p.links.clear();
         p.inline_tags = 0;
         p.has_word = false;
     }
@@ -1215,6 +1240,19 @@ impl Segmenter {
             match p.anchor_spans.last_mut() {
                 Some(last) if last.1 >= start.saturating_sub(1) => last.1 = end,
                 _ => p.anchor_spans.push((start, end)),
+            }
+            // The pieces of one link's text make one span, a space between them included.
+            if let Some(Some((number, target))) = self.links.last() {
+                match p.links.last_mut() {
+                    Some((n, last)) if n == number => last.span.1 = end,
+                    _ => p.links.push((
+                        *number,
+                        Link {
+                            span: (start, end),
+                            target: Arc::clone(target),
+                        },
+                    )),
+                }
             }
         }
     }
@@ -1320,6 +1358,11 @@ impl Segmenter {
                 self.pending.inline_tags += 1;
                 if name == "a" {
                     self.anchor_depth += 1;
+                    if self.limits.links {
+                        let target = attribute(attrs, local_name!("href")).and_then(link_target);
+                        self.link_count += 1;
+                        self.links.push(target.map(|t| (self.link_count, t)));
+                    }
                 }
             }
         }
@@ -1351,6 +1394,7 @@ impl Segmenter {
                 self.pending.edge |= kind == Kind::Inline;
                 if *local == local_name!("a") {
                     self.anchor_depth = self.anchor_depth.saturating_sub(1);
+                    self.links.pop();
                 }
             }
         }
@@ -1397,6 +1441,25 @@ static ASCII_SPACE: [bool; 256] = {
     }
     t
 };
+
+/// A link's target from its `href`: without the whitespace that browsers strip from it
+/// (around it, and tabs and line breaks inside); none for an empty one, a place on the page
+/// itself (`#…`), a script (`javascript:`, `vbscript:`), inline data (`data:`) or a file on
+/// the author's own computer (`file:`), which lead a reader of the text nowhere.
+fn link_target(href: &str) -> Option<Arc<str>> {
+    let href = href.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
+    let target: String = href
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let scheme = target.split_once(':').map(|(scheme, _)| scheme);
+    let nowhere = scheme.is_some_and(|s| {
+        ["javascript", "vbscript", "data", "file"]
+            .iter()
+            .any(|n| s.eq_ignore_ascii_case(n))
+    });
+    (!target.is_empty() && !target.starts_with('#') && !nowhere).then(|| Arc::from(target))
+}
 
 /// Append `s` to `buf` with whitespace collapsed; returns the byte offset where the first word
 /// of `s` landed, and whether `s` has a letter or digit. `space` carries "whitespace seen since
@@ -1645,7 +1708,7 @@ pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
     // Decided for the whole page: a text node of its own may not show that it is mojibake.
     let mend = crate::html::double_encoded(html);
     let html = flatten_deep_nesting(html, MAX_NESTING);
-    let (document, attributes, elements) = parse::parse(&html, limits.max_nodes)?;
+    let (document, attributes, elements) = parse::parse(&html, limits.max_nodes, limits.links)?;
     segment_dom(&document, &attributes, elements, limits, mend)
 }
 
@@ -1665,6 +1728,8 @@ fn segment_dom(
         stack: Vec::new(),
         block_stack: Vec::new(),
         anchor_depth: 0,
+        links: Vec::new(),
+        link_count: 0,
         skip_depth: 0,
         pre_depth: 0,
         in_title: false,
@@ -1949,6 +2014,57 @@ mod tests {
             .map(|&(s, e)| &b.text[s as usize..e as usize])
             .collect();
         assert_eq!(spans, ["the full story", "here"]);
+    }
+
+    #[test]
+    fn links_keep_their_targets_when_asked_for() {
+        let html = "<p>Read <a href=' /story?id=1&amp;p=2\n'>the <b>full</b> story</a> \
+                    <a href=/b>here</a><a href=/c>there</a> <a href=#top>top</a> \
+                    <a href=JavaScript:go()>go</a> <a href=file:///C:/x>file</a> <a>none</a></p>\
+                    <a href=/card><h3>Card title</h3><p>Card text</p></a>";
+        let links = SegmentLimits {
+            links: true,
+            ..SegmentLimits::default()
+        };
+        let page = segment(html, links).unwrap();
+        let found: Vec<Vec<(&str, &str)>> = page
+            .blocks
+            .iter()
+            .map(|b| {
+                b.links
+                    .iter()
+                    .map(|l| (&b.text[l.span.0 as usize..l.span.1 as usize], &*l.target))
+                    .collect()
+            })
+            .collect();
+        // One span per link, the pieces of its text joined; links side by side apart; no
+        // target for a place on the page, a script, a local file or a link without `href`;
+        // a link around blocks gives each of them its target.
+        assert_eq!(
+            found,
+            [
+                vec![
+                    ("the full story", "/story?id=1&p=2"),
+                    ("here", "/b"),
+                    ("there", "/c")
+                ],
+                vec![("Card title", "/card")],
+                vec![("Card text", "/card")],
+            ]
+        );
+        // Not asked for: no targets, the same blocks and anchor spans.
+        let plain = segment(html, SegmentLimits::default()).unwrap();
+        assert!(plain.blocks.iter().all(|b| b.links.is_empty()));
+        let without = |p: &Page| -> Vec<Block> {
+            p.blocks
+                .iter()
+                .map(|b| Block {
+                    links: Vec::new(),
+                    ..b.clone()
+                })
+                .collect()
+        };
+        assert_eq!(without(&plain), without(&page));
     }
 
     /// Each block's text with its role.

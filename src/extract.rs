@@ -75,6 +75,10 @@ pub struct ExtractedBlock {
     /// What the block is in the page's structure: a list item, a table cell, or text.
     #[serde(skip)]
     pub role: crate::blocks::Role,
+    /// The links of `text` with their targets, when the extractor keeps them
+    /// ([`SegmentLimits::links`]); none in text inside `<pre>`.
+    #[serde(skip)]
+    pub links: Vec<crate::blocks::Link>,
 }
 
 impl ExtractedBlock {
@@ -172,6 +176,13 @@ impl Extractor {
         Ok(self)
     }
 
+    /// Keep where links point ([`SegmentLimits::links`]), so that
+    /// [`crate::output::to_markdown`] writes them as `[text](target)`.
+    pub fn links(mut self, keep: bool) -> Extractor {
+        self.limits.segment.links = keep;
+        self
+    }
+
     /// The model in use.
     pub fn model(&self) -> &Model {
         &self.model
@@ -263,14 +274,20 @@ impl Extractor {
             .iter()
             .zip(scores.iter().zip(&keep))
             .zip(roles)
-            .map(|((b, (&score, &k)), role)| ExtractedBlock {
-                index: b.index,
-                text: b.preformatted.as_ref().unwrap_or(&b.text).clone(),
-                collapsed: b.preformatted.as_ref().map(|_| b.text.clone()),
-                tag: page.tag_of(b).to_string(),
-                label: Label::from_bool(k),
-                score,
-                role,
+            .map(|((b, (&score, &k)), role)| {
+                let tag = page.tag_of(b);
+                // Text inside `<pre>` is code, as Markdown shows it: its links are text.
+                let code = b.preformatted.is_some() || tag == "pre";
+                ExtractedBlock {
+                    index: b.index,
+                    text: b.preformatted.as_ref().unwrap_or(&b.text).clone(),
+                    collapsed: b.preformatted.as_ref().map(|_| b.text.clone()),
+                    tag: tag.to_string(),
+                    label: Label::from_bool(k),
+                    score,
+                    role,
+                    links: if code { Vec::new() } else { b.links.clone() },
+                }
             })
             .collect();
         let text = crate::output::plain_text(&blocks);
@@ -301,5 +318,31 @@ mod tests {
             .unwrap();
         assert!(Arc::ptr_eq(&a.model, &b.model));
         assert_eq!(b.decoding.attach_headings, flipped);
+    }
+
+    #[test]
+    fn an_extractor_keeps_links_when_asked() {
+        let page = b"<article><p>See <a href=/x>the x page</a> for more.</p>\
+                     <pre>code <a href=/y>y</a></pre></article>";
+        let links = |e: &Extraction| -> Vec<(String, String)> {
+            e.blocks
+                .iter()
+                .flat_map(|b| {
+                    b.links.iter().map(|l| {
+                        let span = &b.text[l.span.0 as usize..l.span.1 as usize];
+                        (span.to_string(), l.target.to_string())
+                    })
+                })
+                .collect()
+        };
+        let plain = Extractor::new().unwrap().extract(page).unwrap();
+        assert!(links(&plain).is_empty());
+        let linked = Extractor::new().unwrap().links(true).extract(page).unwrap();
+        // Text inside `<pre>` keeps none: Markdown shows it as code.
+        assert_eq!(
+            links(&linked),
+            [("the x page".to_string(), "/x".to_string())]
+        );
+        assert_eq!(linked.text, plain.text);
     }
 }

@@ -250,6 +250,10 @@ struct ExtractArgs {
     /// jsonl; the default format is then json for one page).
     #[arg(long)]
     markdown: bool,
+    /// Keep links in Markdown, as [text](target) with the target as the page gives it
+    /// (--format markdown, or --markdown)
+    #[arg(long)]
+    links: bool,
 }
 
 fn main() -> ExitCode {
@@ -464,6 +468,7 @@ fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
         segment: SegmentLimits {
             max_nodes: m.max_nodes,
             max_blocks: m.max_blocks,
+            links: false,
         },
     };
     Ok(ex.decoding(decoding)?.limits(limits)?)
@@ -630,7 +635,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
 
 fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     inputs_or_stdin(&mut args.input.inputs, "extract");
-    let ex = extractor(&args.model, args.input.max_bytes)?;
+    let ex = extractor(&args.model, args.input.max_bytes)?.links(args.links);
     // Text for one page; several inputs, a directory, a WARC or a JSON Lines file (or standard
     // input holding one) hold several pages, whose texts would run together.
     let single = match args.input.inputs.as_slice() {
@@ -661,6 +666,13 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
         if asked && !matches!(format, Format::Json | Format::Jsonl) {
             usage_error("extract", clap::error::ErrorKind::ArgumentConflict, message);
         }
+    }
+    if args.links && !(format == Format::Markdown || args.markdown) {
+        usage_error(
+            "extract",
+            clap::error::ErrorKind::ArgumentConflict,
+            "--links needs Markdown: --format markdown, or --markdown with json or jsonl",
+        );
     }
     let (with_blocks, with_markdown) = (args.blocks, args.markdown);
     // Several pages as text or Markdown: a line names each one, as `head` does with several

@@ -183,7 +183,8 @@ pub fn to_text(e: &Extraction) -> String {
 /// The kept blocks as Markdown: headings, list items (numbered as the page numbers them,
 /// nested in the kept items of the lists around them, their later paragraphs inside them),
 /// a line after a single `<br>` after a hard line break, text after a small image on its line,
-/// quotes, code fenced, simple tables as tables, and every other character that Markdown would
+/// quotes, code fenced, simple tables as tables, links as `[text](target)` when the extractor
+/// kept them ([`crate::SegmentLimits::links`]), and every other character that Markdown would
 /// read as markup escaped, so that the text renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
     let mut out = String::new();
@@ -214,14 +215,14 @@ pub fn to_markdown(e: &Extraction) -> String {
             if pre {
                 code_block_under(&b.text, &" ".repeat(column))
             } else {
-                md_escape(&b.text, true)
+                md_inline(b, true)
             }
         };
         // More of a kept item: a line or a paragraph of its own at the item's text column.
         if let Role::ItemParagraph { depth, join } = b.role {
             if let Some(column) = lists.paragraph(depth) {
                 let gap = match join {
-                    Join::SameLine if under => return (md_escape(&b.text, false), Gap::Space),
+                    Join::SameLine if under => return (md_inline(b, false), Gap::Space),
                     Join::Line if under => Gap::HardBreak,
                     _ => Gap::Blank,
                 };
@@ -237,18 +238,15 @@ pub fn to_markdown(e: &Extraction) -> String {
         lists = Lists::default();
         if b.role == Role::SameLine && under {
             let text = match b.heading_level() {
-                Some(_) => heading_text(b.collapsed_text()),
-                None => md_escape(&b.text, false),
+                Some(_) => heading_inline(b),
+                None => md_inline(b, false),
             };
             return (text, Gap::Space);
         }
         let quoted = quoted(e, b);
         if b.role == Role::Line && under {
             let quote = if quoted { "> " } else { "" };
-            return (
-                format!("{quote}{}", md_escape(&b.text, true)),
-                Gap::HardBreak,
-            );
+            return (format!("{quote}{}", md_inline(b, true)), Gap::HardBreak);
         }
         let text = match b.heading_level() {
             // The page title is the top heading, here or above. A heading is one line, at
@@ -257,12 +255,12 @@ pub fn to_markdown(e: &Extraction) -> String {
             _ if title_block == Some(b.index) => format!("# {}", heading_text(b.collapsed_text())),
             Some(level) => {
                 let hashes = "#".repeat(usize::from(level.clamp(1, 6)));
-                format!("{hashes} {}", heading_text(b.collapsed_text()))
+                format!("{hashes} {}", heading_inline(b))
             }
             _ if quoted && pre => format!("> {}", code_block_under(&b.text, "> ")),
-            _ if quoted => format!("> {}", md_escape(&b.text, true)),
+            _ if quoted => format!("> {}", md_inline(b, true)),
             _ if pre || b.tag == "pre" => code_block(&b.text),
-            _ => md_escape(&b.text, true),
+            _ => md_inline(b, true),
         };
         (text, Gap::Blank)
     });
@@ -591,16 +589,7 @@ fn md_escape(text: &str, line_start: bool) -> String {
             }
             '\\' => next.is_none_or(|n| n.is_ascii_punctuation()),
             '<' => !spaced(i + 1),
-            // `&amp;`, `&#39;`: an entity a renderer would decode.
-            '&' => {
-                let rest = &bytes[i + 1..];
-                let name = rest.strip_prefix(b"#").unwrap_or(rest);
-                let len = name
-                    .iter()
-                    .take_while(|c| c.is_ascii_alphanumeric())
-                    .count();
-                len > 0 && name.get(len) == Some(&b';')
-            }
+            '&' => starts_entity(&bytes[i + 1..]),
             _ => marker_at == Some(i),
         };
         if escape {
@@ -612,11 +601,97 @@ fn md_escape(text: &str, line_start: bool) -> String {
     out
 }
 
+/// A block's text as Markdown ([`md_escape`]), each of its links ([`ExtractedBlock::links`])
+/// as `[text](target)`.
+fn md_inline(b: &ExtractedBlock, line_start: bool) -> String {
+    let text = &b.text;
+    if b.links.is_empty() {
+        return md_escape(text, line_start);
+    }
+    let mut out = String::with_capacity(text.len() + 32 * b.links.len());
+    let mut at = 0;
+    for link in &b.links {
+        let (start, end) = (link.span.0 as usize, link.span.1 as usize);
+        // Spans come in order and apart; one that does not is left as text.
+        if start < at
+            || start >= end
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
+        {
+            continue;
+        }
+        out.push_str(&md_escape(&text[at..start], line_start && at == 0));
+        // `![` would open an image: the text's `!` before a link stays text.
+        if out.ends_with('!') {
+            out.insert(out.len() - 1, '\\');
+        }
+        // Inside the brackets a `]` would end the link's text.
+        out.push('[');
+        out.push_str(&md_escape(&text[start..end], false).replace(']', "\\]"));
+        out.push_str("](");
+        out.push_str(&link_destination(&link.target));
+        out.push(')');
+        at = end;
+    }
+    out.push_str(&md_escape(&text[at..], line_start && at == 0));
+    out
+}
+
+/// A link target as a Markdown link destination: spaces and control characters
+/// percent-encoded, and the characters that Markdown would read there (parentheses,
+/// backslashes, angle brackets, a `&` that starts an entity) escaped, so that the link leads
+/// where the page's did.
+fn link_destination(target: &str) -> String {
+    let mut out = String::with_capacity(target.len() + 8);
+    for (i, c) in target.char_indices() {
+        match c {
+            ' ' => out.push_str("%20"),
+            c if c.is_control() => {
+                let mut bytes = [0; 4];
+                for b in c.encode_utf8(&mut bytes).bytes() {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+            '(' | ')' | '\\' | '<' | '>' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '&' if starts_entity(&target.as_bytes()[i + 1..]) => out.push_str("\\&"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// [`heading_text`] of a heading block, with its links.
+fn heading_inline(b: &ExtractedBlock) -> String {
+    if b.links.is_empty() || b.collapsed.is_some() {
+        return heading_text(b.collapsed_text());
+    }
+    closing_hashes_escaped(md_inline(b, false))
+}
+
+/// Whether the bytes after a `&` make it an entity that a renderer would decode (`&amp;`,
+/// `&#39;`).
+fn starts_entity(rest: &[u8]) -> bool {
+    let name = rest.strip_prefix(b"#").unwrap_or(rest);
+    let len = name
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
+    len > 0 && name.get(len) == Some(&b';')
+}
+
 /// Text of a Markdown heading: escaped, and a `#` ending it escaped too, as Markdown would
 /// read it as a closing sequence and drop it ("Issue #").
 fn heading_text(text: &str) -> String {
     // A heading's text is read inline: no block marker to escape at its start.
-    let mut out = md_escape(text, false);
+    closing_hashes_escaped(md_escape(text, false))
+}
+
+/// Escaped heading text with a `#` that ends it escaped, as Markdown would read the `#`s at
+/// the end as a closing sequence and drop them.
+fn closing_hashes_escaped(mut out: String) -> String {
     let run = out.len() - out.trim_end_matches('#').len();
     if run > 0 && !out[..out.len() - run].ends_with('\\') {
         out.insert(out.len() - run, '\\');
@@ -823,6 +898,7 @@ pub fn html_section(source: &str, e: &Extraction) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::blocks::Link;
 
     fn block(text: &str, tag: &str, role: Role, kept: bool) -> ExtractedBlock {
         ExtractedBlock {
@@ -833,6 +909,7 @@ mod tests {
             label: Label::from_bool(kept),
             score: 0.5,
             role,
+            links: Vec::new(),
         }
     }
 
@@ -1047,8 +1124,9 @@ mod tests {
     }
 
     /// What a CommonMark renderer (with GitHub's tables and strikethrough) shows of a
-    /// Markdown document: the text of its one paragraph or heading, a hard break as `\n`;
-    /// `None` when it reads as anything else (a list, a rule, a table, a link, emphasis...).
+    /// Markdown document: the text of its one paragraph or heading, a hard break as `\n`, a
+    /// link as `<target|text>`; `None` when it reads as anything else (a list, a rule, a
+    /// table, an image, emphasis...).
     fn rendered(markdown: &str) -> Option<String> {
         use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
         let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
@@ -1057,6 +1135,10 @@ mod tests {
             match event {
                 Event::Text(t) => shown.push_str(&t),
                 Event::HardBreak => shown.push('\n'),
+                Event::Start(Tag::Link { dest_url, .. }) => {
+                    shown.push_str(&format!("<{dest_url}|"));
+                }
+                Event::End(TagEnd::Link) => shown.push('>'),
                 Event::Start(Tag::Paragraph | Tag::Heading { .. })
                 | Event::End(TagEnd::Paragraph | TagEnd::Heading(_)) => {}
                 _ => return None,
@@ -1095,6 +1177,37 @@ mod tests {
             assert_eq!(rendered(&heading), Some(a.clone()), "{a:?} as {heading:?}");
             let lines = format!("{alone}\\\n{}", md_escape(&b, true));
             assert_eq!(rendered(&lines), Some(format!("{a}\n{b}")), "{lines:?}");
+            // A link around the second text, or around the first, with a drawn target.
+            let target = draw(i % 5);
+            if target.is_empty() || target.starts_with('#') {
+                continue;
+            }
+            let dest = target.replace(' ', "%20");
+            let text = format!("{a} {b}");
+            let linked = |span: (usize, usize)| ExtractedBlock {
+                links: vec![Link {
+                    span: (span.0 as u32, span.1 as u32),
+                    target: target.as_str().into(),
+                }],
+                ..block(&text, "p", Role::Text, true)
+            };
+            let md = md_inline(&linked((a.len() + 1, text.len())), true);
+            assert_eq!(rendered(&md), Some(format!("{a} <{dest}|{b}>")), "{md:?}");
+            let md = md_inline(&linked((0, a.len())), true);
+            assert_eq!(rendered(&md), Some(format!("<{dest}|{a}> {b}")), "{md:?}");
+            let heading = format!("## {}", heading_inline(&linked((0, text.len()))));
+            assert_eq!(
+                rendered(&heading),
+                Some(format!("<{dest}|{text}>")),
+                "{heading:?}"
+            );
+            // A link right after the text before it (`!` then `[` is an image's start).
+            let joined = ExtractedBlock {
+                text: format!("{a}{b}"),
+                ..linked((a.len(), a.len() + b.len()))
+            };
+            let md = md_inline(&joined, true);
+            assert_eq!(rendered(&md), Some(format!("{a}<{dest}|{b}>")), "{md:?}");
         }
         assert!(tried > 30_000);
     }

@@ -1,24 +1,40 @@
-//! Any bytes given to `Extractor::extract` with the embedded model: an error or a result,
-//! never a panic, and a result whose blocks are consistent and that every output format
-//! writes.
+//! Any bytes given to `Extractor::extract` with the embedded model, keeping links or not: an
+//! error or a result, never a panic, and a result whose blocks are consistent and that every
+//! output format writes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 use textsift::{output, Extractor};
 
-fn extractor() -> &'static Extractor {
-    static EX: OnceLock<Extractor> = OnceLock::new();
-    EX.get_or_init(|| Extractor::new().expect("the embedded model loads"))
+/// The extractor, keeping the links' targets (`links`) or not.
+fn extractor(links: bool) -> &'static Extractor {
+    static EX: [OnceLock<Extractor>; 2] = [OnceLock::new(), OnceLock::new()];
+    EX[usize::from(links)].get_or_init(|| {
+        Extractor::new()
+            .expect("the embedded model loads")
+            .links(links)
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(e) = extractor().extract(data) {
+    // Half of the inputs keep their links, by the last bit of the first byte.
+    let links = data.first().is_some_and(|b| b & 1 == 1);
+    if let Ok(e) = extractor(links).extract(data) {
         assert_eq!(e.features.rows(), e.blocks.len());
         for (i, b) in e.blocks.iter().enumerate() {
             assert_eq!(b.index, i);
             assert!((0.0..=1.0).contains(&b.score), "score {}", b.score);
             assert!(!b.text.is_empty());
+            // Links in order, apart, on characters of the text; none unless asked for.
+            assert!(links || b.links.is_empty());
+            let mut at = 0;
+            for l in &b.links {
+                let (start, end) = (l.span.0 as usize, l.span.1 as usize);
+                assert!(at <= start && start < end && end <= b.text.len(), "{:?}", l.span);
+                assert!(b.text.is_char_boundary(start) && b.text.is_char_boundary(end));
+                at = end;
+            }
         }
         let text = output::to_text(&e);
         assert!(text.ends_with('\n'));

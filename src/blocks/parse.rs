@@ -59,15 +59,25 @@ impl Attributes {
 /// when it makes more than `max_nodes` nodes. Elements are made without attributes; the ones
 /// segmentation reads are returned beside the tree.
 /// Also returns the number of elements attached to the tree, so that the walk can make room
-/// for them at once.
-pub(crate) fn parse(html: &str, max_nodes: usize) -> Result<(NodeRef, Attributes, usize)> {
-    let slimmed = slim(html, MAX_ATTRIBUTES);
-    build(&slimmed.html, max_nodes, slimmed.short_names)
+/// for them at once. `links`: the `href` of every `<a>` is kept too.
+pub(crate) fn parse(
+    html: &str,
+    max_nodes: usize,
+    links: bool,
+) -> Result<(NodeRef, Attributes, usize)> {
+    let slimmed = slim_for(html, MAX_ATTRIBUTES, links);
+    build(&slimmed.html, max_nodes, slimmed.short_names, links)
 }
 
 /// The tree of a page as the tokenizer and tree builder make it, through the bounded sink.
-/// `short_names`: the page was slimmed with [`SHORT_NAMES`].
-fn build(html: &str, max_nodes: usize, short_names: bool) -> Result<(NodeRef, Attributes, usize)> {
+/// `short_names`: the page was slimmed with [`SHORT_NAMES`]; `links`: the `href` of every `<a>`
+/// is read.
+fn build(
+    html: &str,
+    max_nodes: usize,
+    short_names: bool,
+    links: bool,
+) -> Result<(NodeRef, Attributes, usize)> {
     let made = Rc::new(Cell::new(0usize));
     let sink = Bounded {
         inner: kuchikiki::Sink::default(),
@@ -76,6 +86,7 @@ fn build(html: &str, max_nodes: usize, short_names: bool) -> Result<(NodeRef, At
         attributes: RefCell::default(),
         elements: Cell::new(0),
         short_names,
+        links,
         shadow_roots: RefCell::default(),
         shadow_hosts: RefCell::default(),
     };
@@ -121,6 +132,8 @@ struct Bounded {
     elements: Cell<usize>,
     /// Attributes have the short names of [`SHORT_NAMES`], to be given back.
     short_names: bool,
+    /// The `href` of every `<a>` is read too.
+    links: bool,
     /// Declarative shadow roots, (host, template), in the order of their templates.
     shadow_roots: RefCell<Vec<(NodeRef, NodeRef)>>,
     /// The hosts of `shadow_roots`: an element has one shadow root at most.
@@ -137,6 +150,7 @@ impl Bounded {
             }
         }
         super::attribute_is_read(tag, &a.name.local)
+            || (self.links && *tag == local_name!("a") && a.name.local == local_name!("href"))
     }
 
     /// Count one more node; whether it may still be attached.
@@ -966,8 +980,14 @@ fn svg_content_end(b: &[u8], from: usize) -> Option<usize> {
 /// cannot reach outside them ([`svg_content_end`]). The tree built from the result is the tree
 /// built from the page, but for what the parser's sink drops anyway and the inside of those
 /// `svg` elements, which segmentation skips.
+#[cfg(test)]
 fn slim(html: &str, max_attributes: usize) -> Slimmed {
-    let (out, left_as_is) = slim_with(html, max_attributes, true);
+    slim_for(html, max_attributes, false)
+}
+
+/// [`slim`], keeping the `href` of every `<a>` when `links`.
+fn slim_for(html: &str, max_attributes: usize, links: bool) -> Slimmed {
+    let (out, left_as_is) = slim_with(html, max_attributes, true, links);
     if !left_as_is {
         return Slimmed {
             html: out,
@@ -976,7 +996,7 @@ fn slim(html: &str, max_attributes: usize) -> Slimmed {
     }
     // Markup left as it is may hold attributes of one letter, which keep their meaning there.
     Slimmed {
-        html: slim_with(html, max_attributes, false).0,
+        html: slim_with(html, max_attributes, false, links).0,
         short_names: false,
     }
 }
@@ -991,7 +1011,7 @@ struct Slimmed {
 /// [`slim`], with the short names of [`SHORT_NAMES`] when `short_names`; also whether markup
 /// may have been left as it is: the rest of the page, or text that holds a `<` (the text of a
 /// `title` or `textarea`, CDATA), which the tokenizer may read as markup after all.
-fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, bool) {
+fn slim_with(html: &str, max_attributes: usize, short_names: bool, links: bool) -> (String, bool) {
     let b = html.as_bytes();
     let n = b.len();
     let mut out = String::with_capacity(n / 2);
@@ -1070,7 +1090,11 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool) -> (String, b
                 .any(|a| attr_name.eq_ignore_ascii_case(a));
             if !closing
                 && count <= max_attributes
-                && (attribute_kept(attr_name) || layout_attribute_kept(name, attr_name))
+                && (attribute_kept(attr_name)
+                    || layout_attribute_kept(name, attr_name)
+                    || (links
+                        && name.eq_ignore_ascii_case(b"a")
+                        && attr_name.eq_ignore_ascii_case(b"href")))
             {
                 kept.push((attr_at, attr_at + attr_name.len(), attr_end));
             }
@@ -1431,22 +1455,43 @@ pub(crate) mod tests {
         out
     }
 
+    /// The page slimmed makes the tree the page makes, with the same attributes read, with
+    /// and without the links' targets.
     fn same_tree(html: &str) {
-        let (a, attrs_a, n_a) = build(html, usize::MAX, false).unwrap();
-        let slimmed = slim(html, MAX_ATTRIBUTES);
-        let (b, attrs_b, n_b) = build(&slimmed.html, usize::MAX, slimmed.short_names).unwrap();
-        assert_eq!(
-            dump(&a, &attrs_a),
-            dump(&b, &attrs_b),
-            "{html:?} slimmed to {:?}",
-            slimmed.html
-        );
-        // Dropped SVG content makes fewer elements.
-        if html.to_ascii_lowercase().contains("<svg") {
-            assert!(n_b <= n_a, "{html:?}");
-        } else {
-            assert_eq!(n_a, n_b, "{html:?}");
+        for links in [false, true] {
+            let (a, attrs_a, n_a) = build(html, usize::MAX, false, links).unwrap();
+            let slimmed = slim_for(html, MAX_ATTRIBUTES, links);
+            let (b, attrs_b, n_b) =
+                build(&slimmed.html, usize::MAX, slimmed.short_names, links).unwrap();
+            assert_eq!(
+                dump(&a, &attrs_a),
+                dump(&b, &attrs_b),
+                "{html:?} slimmed to {:?}",
+                slimmed.html
+            );
+            // Dropped SVG content makes fewer elements.
+            if html.to_ascii_lowercase().contains("<svg") {
+                assert!(n_b <= n_a, "{html:?}");
+            } else {
+                assert_eq!(n_a, n_b, "{html:?}");
+            }
         }
+    }
+
+    #[test]
+    fn the_targets_of_links_are_kept_only_when_asked_for() {
+        let html = "<p><a class=x HREF='/a b' title=t>x</a><link href=/s><area href=/m></p>";
+        assert_eq!(
+            slim(html, MAX_ATTRIBUTES).html,
+            "<p><a c=x>x</a><link><area></p>"
+        );
+        assert_eq!(
+            slim_for(html, MAX_ATTRIBUTES, true).html,
+            "<p><a c=x HREF='/a b'>x</a><link><area></p>"
+        );
+        same_tree(html);
+        let (doc, attributes, _) = build(html, usize::MAX, false, true).unwrap();
+        assert!(dump(&doc, &attributes).contains(r#"<a class="x" href="/a b">"#));
     }
 
     #[test]
@@ -1553,7 +1598,7 @@ pub(crate) mod tests {
              <i slot=n>a</i><input></x-a>"
         );
         same_tree(html);
-        let (doc, attributes, _) = build(html, usize::MAX, false).unwrap();
+        let (doc, attributes, _) = build(html, usize::MAX, false, false).unwrap();
         assert_eq!(
             dump(&doc, &attributes),
             "<html><head></head><body><x-a><slot name=\"n\" id=\"s\"><i slot=\"n\">\"a\"</i>\
@@ -1583,7 +1628,7 @@ pub(crate) mod tests {
         let pad = "x".repeat(CHUNK - head.len() - "<p></p>".len());
         let html = format!("<p>{pad}</p>{head} <i>b</i></pre>");
         assert_eq!(html.find("  "), Some(CHUNK - 1));
-        let (doc, _, _) = build(&html, 1000, false).unwrap();
+        let (doc, _, _) = build(&html, 1000, false, false).unwrap();
         let pre = doc.select_first("pre").unwrap();
         let texts: Vec<String> = pre
             .as_node()
@@ -1606,7 +1651,7 @@ pub(crate) mod tests {
             "one-letter attributes of the page go; the tree builder's keep their names"
         );
         same_tree(html);
-        let (doc, attributes, _) = parse(html, 1000).unwrap();
+        let (doc, attributes, _) = parse(html, 1000, false).unwrap();
         let div = doc.select_first("div").unwrap();
         let names: Vec<_> = attributes
             .of(div.as_node())
@@ -1705,7 +1750,7 @@ pub(crate) mod tests {
         }
         html.push_str(&"<p>x".repeat(2000));
         let t = std::time::Instant::now();
-        let Err(err) = parse(&html, 100_000) else {
+        let Err(err) = parse(&html, 100_000, false) else {
             panic!("a page of more than 100000 nodes was parsed");
         };
         assert!(err.to_string().contains("100000 DOM nodes"), "{err}");
@@ -1715,12 +1760,12 @@ pub(crate) mod tests {
     #[test]
     fn pages_under_the_limit_parse_whole() {
         let html = "<div><p>one</p><p>two <b>three</b></p><!-- c --></div>";
-        let (doc, _, elements) = parse(html, 1000).unwrap();
+        let (doc, _, elements) = parse(html, 1000, false).unwrap();
         // document, html, head, body, div, p, text, p, text, b, text; comments are dropped
         assert_eq!(count(&doc), 11);
         // html, head, body, div, p, p, b
         assert_eq!(elements, 7);
-        assert!(parse(html, 10).is_ok());
-        assert!(matches!(parse(html, 5), Err(Error::TooLarge(_))));
+        assert!(parse(html, 10, false).is_ok());
+        assert!(matches!(parse(html, 5, false), Err(Error::TooLarge(_))));
     }
 }

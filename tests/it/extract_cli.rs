@@ -969,6 +969,51 @@ fn a_pipe_named_as_a_file_is_read_whole() {
     assert_eq!(sources, ["\"first\"", "\"second\""]);
 }
 
+#[test]
+fn markdown_keeps_links_when_asked_for() {
+    let page = "<title>Bridge works</title><article><h1>Bridge works</h1>\
+                <p>The <a href='/bridge (old)'>harbour bridge</a> reopened on Monday, said \
+                the <a href='https://example.com/council?a=1&amp;b=2'>city council</a>; \
+                <a href=#top>top</a> and <a href='javascript:void(0)'>this</a> lead nowhere.</p>\
+                <h2><a href=/more>More on the bridge</a></h2></article>";
+    let keep_all = ["--decoder", "threshold", "--threshold", "0.01"];
+    let run = |args: &[&str]| {
+        let mut all = vec!["extract"];
+        all.extend(keep_all);
+        all.extend(args);
+        all.push("-");
+        textsift(&all, Some(page.as_bytes()))
+    };
+    let md = stdout(&run(&["--format", "markdown", "--links"]));
+    assert!(
+        md.contains(
+            "The [harbour bridge](/bridge%20\\(old\\)) reopened on Monday, said the \
+             [city council](https://example.com/council?a=1&b=2); top and this lead nowhere."
+        ),
+        "{md}"
+    );
+    assert!(md.contains("\n## [More on the bridge](/more)\n"), "{md}");
+    // Without `--links`, the same text without them.
+    let plain = stdout(&run(&["--format", "markdown"]));
+    assert!(!plain.contains("]("), "{plain}");
+    assert!(plain.contains("The harbour bridge reopened"), "{plain}");
+    // In a record's Markdown; the text stays as it is.
+    let record = stdout(&run(&["--format", "jsonl", "--markdown", "--links"]));
+    let r: serde_json::Value = serde_json::from_str(record.trim_end()).unwrap();
+    assert_eq!(r["markdown"], md.trim_end());
+    assert!(!r["text"].as_str().unwrap().contains("]("));
+    // Links need Markdown.
+    for args in [&["--links"][..], &["--format", "jsonl", "--links"]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("--links needs Markdown"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
 /// A page whose text holds characters that Markdown reads as markup, with an ordered list and
 /// a table of figures.
 fn tricky_markdown_page() -> String {
