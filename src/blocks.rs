@@ -175,8 +175,8 @@ pub struct Block {
 pub struct Link {
     /// Byte range of the block's `text` that the link's text covers.
     pub span: (u32, u32),
-    /// The `href` as the page gives it (relative or absolute), whitespace taken out; links to
-    /// a place on the page itself (`#…`) or to a script (`javascript:`) have none.
+    /// The `href` as the page gives it (relative or absolute), whitespace taken out. Links
+    /// that lead a reader nowhere (`#…`, `javascript:`, `data:`, `file:`) are not kept.
     pub target: Arc<str>,
 }
 
