@@ -76,7 +76,8 @@ pub struct ExtractedBlock {
     #[serde(skip)]
     pub role: crate::blocks::Role,
     /// The links of `text` with their targets, when the extractor keeps them
-    /// ([`SegmentLimits::links`]); none in text inside `<pre>`.
+    /// ([`SegmentLimits::links`]); none where `text` is laid out (inside `<pre>`), whose
+    /// spans are those of the collapsed text.
     #[serde(skip)]
     pub links: Vec<crate::blocks::Link>,
 }
@@ -131,18 +132,14 @@ impl Extractor {
     pub fn new() -> Result<Extractor> {
         static EMBEDDED: OnceLock<Arc<Model>> = OnceLock::new();
         let model = match EMBEDDED.get() {
-            Some(model) => Arc::clone(model),
+            Some(model) => model,
             // A model that cannot be read is not kept: each call reports it.
             None => {
                 let model = Arc::new(Model::embedded()?);
-                Arc::clone(EMBEDDED.get_or_init(|| model))
+                EMBEDDED.get_or_init(|| model)
             }
         };
-        Ok(Extractor {
-            decoding: model.default_decoding(),
-            model,
-            limits: Limits::default(),
-        })
+        Ok(Extractor::with_shared(Arc::clone(model)))
     }
 
     /// An extractor with the model in a file (`Extractor::from_model_file("my.tsm")`).
@@ -152,9 +149,14 @@ impl Extractor {
 
     /// An extractor with a model already loaded.
     pub fn with_model(model: Model) -> Extractor {
+        Extractor::with_shared(Arc::new(model))
+    }
+
+    /// An extractor of a shared model, with its decoder and the default limits.
+    fn with_shared(model: Arc<Model>) -> Extractor {
         Extractor {
             decoding: model.default_decoding(),
-            model: Arc::new(model),
+            model,
             limits: Limits::default(),
         }
     }
@@ -274,20 +276,18 @@ impl Extractor {
             .iter()
             .zip(scores.iter().zip(&keep))
             .zip(roles)
-            .map(|((b, (&score, &k)), role)| {
-                let tag = page.tag_of(b);
-                // Text inside `<pre>` is code, as Markdown shows it: its links are text.
-                let code = b.preformatted.is_some() || tag == "pre";
-                ExtractedBlock {
-                    index: b.index,
-                    text: b.preformatted.as_ref().unwrap_or(&b.text).clone(),
-                    collapsed: b.preformatted.as_ref().map(|_| b.text.clone()),
-                    tag: tag.to_string(),
-                    label: Label::from_bool(k),
-                    score,
-                    role,
-                    links: if code { Vec::new() } else { b.links.clone() },
-                }
+            .map(|((b, (&score, &k)), role)| ExtractedBlock {
+                index: b.index,
+                text: b.preformatted.as_ref().unwrap_or(&b.text).clone(),
+                collapsed: b.preformatted.as_ref().map(|_| b.text.clone()),
+                tag: page.tag_of(b).to_string(),
+                label: Label::from_bool(k),
+                score,
+                role,
+                links: match b.preformatted {
+                    Some(_) => Vec::new(),
+                    None => b.links.clone(),
+                },
             })
             .collect();
         let text = crate::output::plain_text(&blocks);
@@ -323,7 +323,7 @@ mod tests {
     #[test]
     fn an_extractor_keeps_links_when_asked() {
         let page = b"<article><p>See <a href=/x>the x page</a> for more.</p>\
-                     <pre>code <a href=/y>y</a></pre></article>";
+                     <pre>code\n  <a href=/y>y</a></pre></article>";
         let links = |e: &Extraction| -> Vec<(String, String)> {
             e.blocks
                 .iter()
@@ -338,7 +338,7 @@ mod tests {
         let plain = Extractor::new().unwrap().extract(page).unwrap();
         assert!(links(&plain).is_empty());
         let linked = Extractor::new().unwrap().links(true).extract(page).unwrap();
-        // Text inside `<pre>` keeps none: Markdown shows it as code.
+        // Laid-out text inside `<pre>` keeps none: its spans are those of the collapsed text.
         assert_eq!(
             links(&linked),
             [("the x page".to_string(), "/x".to_string())]

@@ -665,7 +665,7 @@ fn link_destination(target: &str) -> String {
 
 /// [`heading_text`] of a heading block, with its links.
 fn heading_inline(b: &ExtractedBlock) -> String {
-    if b.links.is_empty() || b.collapsed.is_some() {
+    if b.links.is_empty() {
         return heading_text(b.collapsed_text());
     }
     closing_hashes_escaped(md_inline(b, false))
