@@ -61,21 +61,28 @@ impl Default for ClassTokens {
 
 /// Token keys of one class/id value string, in order of appearance (repeats included).
 fn value_keys(value: &str, out: &mut Vec<u64>) {
-    for token in value.split_ascii_whitespace() {
-        let mut whole = FNV_START;
-        let mut letters = 0;
-        for run in token
-            .split(|c: char| !c.is_ascii_alphabetic())
-            .filter(|r| !r.is_empty())
-        {
-            let lower = |b: &u8| b.to_ascii_lowercase();
-            if run.len() >= 3 {
-                out.push(run.as_bytes().iter().map(lower).fold(FNV_START, fnv_byte));
+    let step = |h: u64, b: u8| fnv_byte(h, b.to_ascii_lowercase());
+    for token in value.as_bytes().split(u8::is_ascii_whitespace) {
+        let (mut whole, mut letters, mut runs) = (FNV_START, 0, 0);
+        let (mut run, mut run_len) = (FNV_START, 0);
+        // A byte that is not an ASCII letter (a digit, punctuation, any byte of a non-ASCII
+        // character) ends a run; so does the token's end.
+        for &b in token.iter().chain([&b' ']) {
+            if b.is_ascii_alphabetic() {
+                run = step(run, b);
+                whole = step(whole, b);
+                run_len += 1;
+            } else if run_len > 0 {
+                if run_len >= 3 {
+                    out.push(run);
+                }
+                letters += run_len;
+                runs += 1;
+                (run, run_len) = (FNV_START, 0);
             }
-            whole = run.as_bytes().iter().map(lower).fold(whole, fnv_byte);
-            letters += run.len();
         }
-        if letters > 0 {
+        // The letters of a token of one run of 3 or more are that run's key, just pushed.
+        if letters > 0 && !(runs == 1 && letters >= 3) {
             out.push(whole);
         }
     }
@@ -162,31 +169,15 @@ impl ClassTokens {
     /// The token keys of block `i`, each once, with their levels, nearest first, into `out`
     /// (`seen` is scratch space).
     fn block(&self, i: usize, seen: &mut KeySet, out: &mut Vec<(u64, u8)>) {
-        self.gather(i, &self.keys, &self.list_starts, |&k| k, seen, out);
-    }
-
-    /// For block `i`, the items of its levels' lists, each key once at its nearest level,
-    /// nearest first, into `out`: list `j`'s items are `items[starts[j]..starts[j + 1]]`,
-    /// one list after another as in `keys` (its own keys, or a subset such as the known ones).
-    fn gather<T: Copy>(
-        &self,
-        i: usize,
-        items: &[T],
-        starts: &[u32],
-        key: impl Fn(&T) -> u64,
-        seen: &mut KeySet,
-        out: &mut Vec<(T, u8)>,
-    ) {
         out.clear();
         seen.clear();
         for (level, &list) in self.levels(i).iter().enumerate() {
             if list != NO_LIST {
-                let j = list as usize;
                 out.extend(
-                    items[starts[j] as usize..starts[j + 1] as usize]
+                    self.list(list as usize)
                         .iter()
-                        .filter(|item| seen.insert(key(item)))
-                        .map(|&item| (item, level as u8)),
+                        .filter(|&&k| seen.insert(k))
+                        .map(|&k| (k, level as u8)),
                 );
             }
         }
@@ -314,20 +305,19 @@ impl ClassLexicon {
     /// Fill the `class_lex_*` features of blocks from their tokens. Each class list is looked
     /// up once, and a block dedupes only the known tokens of its levels.
     pub fn fill(&self, features: &mut FeatureMatrix, tokens: &ClassTokens) {
-        // Known tokens of every list, one list after another, and where each list starts.
-        let mut known: Vec<(u64, f32)> = Vec::new();
+        // Known tokens of every list (their place in the lexicon and log-odds), one list after
+        // another, and where each list starts.
+        let mut known: Vec<(u32, f32)> = Vec::new();
         let mut starts = Vec::with_capacity(tokens.lists() + 1);
         starts.push(0);
         for j in 0..tokens.lists() {
-            known.extend(
-                tokens
-                    .list(j)
-                    .iter()
-                    .filter_map(|&k| self.rate(k).map(|v| (k, v))),
-            );
+            known.extend(tokens.list(j).iter().filter_map(|&k| self.find(k)));
             starts.push(known.len() as u32);
         }
-        let (mut seen, mut block) = (KeySet::default(), Vec::new());
+        // The last block that took each known token: a token is taken once per block, at its
+        // nearest level, with no set to clear between blocks.
+        let mut taken = vec![u32::MAX; self.keys.len()];
+        let mut block: Vec<(f32, u8)> = Vec::new();
         let n = features.rows().min(tokens.len());
         for i in 0..n {
             // Neighbouring blocks often sit under the same class lists (the items of a
@@ -340,14 +330,33 @@ impl ClassLexicon {
                 }
                 continue;
             }
-            tokens.gather(i, &known, &starts, |e| e.0, &mut seen, &mut block);
+            block.clear();
+            for (level, &list) in tokens.levels(i).iter().enumerate() {
+                if list == NO_LIST {
+                    continue;
+                }
+                let j = list as usize;
+                for &(place, v) in &known[starts[j] as usize..starts[j + 1] as usize] {
+                    let last = &mut taken[place as usize];
+                    if *last != i as u32 {
+                        *last = i as u32;
+                        block.push((v, level as u8));
+                    }
+                }
+            }
             let row = &mut features.data[i * N_FEATURES..(i + 1) * N_FEATURES];
-            fill_row(row, block.iter().map(|&((_, v), level)| (v, level)));
+            fill_row(row, block.iter().copied());
         }
     }
 
     /// The log-odds of a token, if known.
+    #[cfg(test)]
     fn rate(&self, key: u64) -> Option<f32> {
+        self.find(key).map(|(_, v)| v)
+    }
+
+    /// The place of a token in the lexicon and its log-odds, if known.
+    fn find(&self, key: u64) -> Option<(u32, f32)> {
         let buckets = self.buckets.get_or_init(|| {
             (0..=1u64 << BUCKET_BITS)
                 .map(|b| self.keys.partition_point(|&k| k >> (64 - BUCKET_BITS) < b) as u32)
@@ -358,7 +367,7 @@ impl ClassLexicon {
         let keys = self.keys.get(start..end)?;
         keys.iter()
             .position(|&k| k == key)
-            .map(|j| self.log_odds[start + j])
+            .map(|j| ((start + j) as u32, self.log_odds[start + j]))
     }
 
     /// Number of tokens.
@@ -478,7 +487,8 @@ mod tests {
             keys("post-body-2 ab_cd"),
             vec![key("post"), key("body"), key("postbody"), key("abcd")]
         );
-        assert_eq!(keys("Nav"), vec![key("nav"), key("nav")]);
+        assert_eq!(keys("Nav"), vec![key("nav")], "a one-run token's key once");
+        assert_eq!(keys("ab"), vec![key("ab")]);
         // Digits and punctuation alone give nothing; non-ASCII letters separate runs.
         assert!(keys("123 -- _").is_empty());
         assert_eq!(

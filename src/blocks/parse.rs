@@ -17,7 +17,9 @@
 //! attributes that nothing reads (two thirds of the bytes of a typical page) are taken out, so
 //! that the tokenizer does not read them character by character; for the same reason, the
 //! attributes that only segmentation reads get names of one letter, which the parser's sink
-//! gives back ([`SHORT_NAMES`]). The tokenizer also checks every attribute of a tag against the
+//! gives back ([`SHORT_NAMES`]), and class, style and id values are numbered in a table of
+//! the page's distinct values ([`VALUE_NAMES`]), so that a class list that a thousand elements
+//! carry is read and stored once. The tokenizer also checks every attribute of a tag against the
 //! ones before it, which is quadratic in the number of attributes of one tag; attributes past
 //! [`MAX_ATTRIBUTES`] are dropped there too.
 
@@ -66,18 +68,13 @@ pub(crate) fn parse(
     links: bool,
 ) -> Result<(NodeRef, Attributes, usize)> {
     let slimmed = slim_for(html, MAX_ATTRIBUTES, links);
-    build(&slimmed.html, max_nodes, slimmed.short_names, links)
+    build(&slimmed, max_nodes, links)
 }
 
-/// The tree of a page as the tokenizer and tree builder make it, through the bounded sink.
-/// `short_names`: the page was slimmed with [`SHORT_NAMES`]; `links`: the `href` of every `<a>`
-/// is read.
-fn build(
-    html: &str,
-    max_nodes: usize,
-    short_names: bool,
-    links: bool,
-) -> Result<(NodeRef, Attributes, usize)> {
+/// The tree of a slimmed page as the tokenizer and tree builder make it, through the bounded
+/// sink. `links`: the `href` of every `<a>` is read.
+fn build(slimmed: &Slimmed, max_nodes: usize, links: bool) -> Result<(NodeRef, Attributes, usize)> {
+    let html = slimmed.html.as_str();
     let made = Rc::new(Cell::new(0usize));
     let sink = Bounded {
         inner: kuchikiki::Sink::default(),
@@ -85,7 +82,12 @@ fn build(
         max_nodes,
         attributes: RefCell::default(),
         elements: Cell::new(0),
-        short_names,
+        short_names: slimmed.short_names,
+        values: slimmed
+            .values
+            .iter()
+            .map(|v| StrTendril::from_slice(v))
+            .collect(),
         links,
         shadow_roots: RefCell::default(),
         shadow_hosts: RefCell::default(),
@@ -132,6 +134,8 @@ struct Bounded {
     elements: Cell<usize>,
     /// Attributes have the short names of [`SHORT_NAMES`], to be given back.
     short_names: bool,
+    /// The values of the attributes named by [`VALUE_NAMES`], by number.
+    values: Vec<StrTendril>,
     /// The `href` of every `<a>` is read too.
     links: bool,
     /// Declarative shadow roots, (host, template), in the order of their templates.
@@ -144,9 +148,20 @@ impl Bounded {
     /// An attribute by its own name, and whether segmentation reads it on an element of
     /// this tag.
     fn read(&self, tag: &LocalName, a: &mut Attribute) -> bool {
-        if self.short_names {
+        if self.short_names && a.name.local.len() == 1 {
             if let Some(full) = full_name(&a.name.local) {
                 a.name.local = full;
+            } else if let Some(full) = value_name(&a.name.local) {
+                let value = a
+                    .value
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|k| self.values.get(k));
+                if let Some(value) = value {
+                    // A shared buffer: no copy of the value.
+                    a.value = value.clone();
+                    a.name.local = full;
+                }
             }
         }
         super::attribute_is_read(tag, &a.name.local)
@@ -652,6 +667,52 @@ static SHORT_NAMES: [(&str, LocalName); 6] = [
     ("a", local_name!("aria-hidden")),
 ];
 
+/// The attributes whose values [`slim`] replaces by a number in a table of the page's distinct
+/// values, by the one-letter names it gives them then: class lists repeat from element to
+/// element and make a third of a slimmed page's bytes, which the tokenizer would read and copy
+/// into a new string for each element. A value that the tokenizer reads otherwise than as
+/// written (with a character reference, a carriage return or a NUL) stays in the page, under
+/// the name it would have had otherwise.
+static VALUE_NAMES: [(&str, LocalName); 3] = [
+    ("k", local_name!("class")),
+    ("y", local_name!("style")),
+    ("j", local_name!("id")),
+];
+
+/// Which of [`VALUE_NAMES`] an attribute's name is, if any.
+fn value_name_index(name: &[u8]) -> Option<usize> {
+    match name.len() {
+        5 if name.eq_ignore_ascii_case(b"class") => Some(0),
+        5 if name.eq_ignore_ascii_case(b"style") => Some(1),
+        2 if name.eq_ignore_ascii_case(b"id") => Some(2),
+        _ => None,
+    }
+}
+
+/// The name of an attribute whose value [`slim`] numbered.
+fn value_name(short: &LocalName) -> Option<LocalName> {
+    let short: &str = short;
+    VALUE_NAMES
+        .iter()
+        .find(|(s, _)| *s == short)
+        .map(|(_, full)| full.clone())
+}
+
+/// The value of an attribute as written after its name (`="a b"`, `='a'`, `=a`), when the
+/// tokenizer reads it as written: without a character reference, a carriage return or a NUL.
+fn plain_value(after_name: &[u8]) -> Option<&[u8]> {
+    let rest = after_name
+        .trim_ascii_start()
+        .strip_prefix(b"=")?
+        .trim_ascii_start();
+    let value = match rest {
+        [q @ (b'"' | b'\''), inner @ .., last] if last == q => inner,
+        [b'"' | b'\'', ..] => return None,
+        _ => rest,
+    };
+    (memchr::memchr3(b'&', b'\r', 0, value).is_none()).then_some(value)
+}
+
 /// The short name [`slim`] gives an attribute of this name, if any.
 fn short_name(name: &[u8]) -> Option<&'static str> {
     SHORT_NAMES
@@ -981,40 +1042,43 @@ fn svg_content_end(b: &[u8], from: usize) -> Option<usize> {
 /// built from the page, but for what the parser's sink drops anyway and the inside of those
 /// `svg` elements, which segmentation skips.
 #[cfg(test)]
-fn slim(html: &str, max_attributes: usize) -> Slimmed {
+fn slim(html: &str, max_attributes: usize) -> Slimmed<'_> {
     slim_for(html, max_attributes, false)
 }
 
 /// [`slim`], keeping the `href` of every `<a>` when `links`.
-fn slim_for(html: &str, max_attributes: usize, links: bool) -> Slimmed {
-    let (out, left_as_is) = slim_with(html, max_attributes, true, links);
-    if !left_as_is {
-        return Slimmed {
-            html: out,
-            short_names: true,
-        };
+fn slim_for(html: &str, max_attributes: usize, links: bool) -> Slimmed<'_> {
+    let slimmed = slim_with(html, max_attributes, true, links);
+    if !slimmed.left_as_is {
+        return slimmed;
     }
     // Markup left as it is may hold attributes of one letter, which keep their meaning there.
-    Slimmed {
-        html: slim_with(html, max_attributes, false, links).0,
-        short_names: false,
-    }
+    slim_with(html, max_attributes, false, links)
 }
 
 /// A page as [`slim`] leaves it.
-struct Slimmed {
+struct Slimmed<'a> {
     html: String,
-    /// The attributes that only segmentation reads have the names of [`SHORT_NAMES`].
+    /// The attributes that only segmentation reads have the names of [`SHORT_NAMES`], and
+    /// those of [`VALUE_NAMES`] hold numbers in `values`.
     short_names: bool,
+    /// The distinct values of the attributes of [`VALUE_NAMES`], as written in the page.
+    values: Vec<&'a str>,
+    /// Markup may have been left as it is (see [`slim_with`]).
+    left_as_is: bool,
 }
 
-/// [`slim`], with the short names of [`SHORT_NAMES`] when `short_names`; also whether markup
-/// may have been left as it is: the rest of the page, or text that holds a `<` (the text of a
-/// `title` or `textarea`, CDATA), which the tokenizer may read as markup after all.
-fn slim_with(html: &str, max_attributes: usize, short_names: bool, links: bool) -> (String, bool) {
+/// [`slim`], with the short names of [`SHORT_NAMES`] and [`VALUE_NAMES`] when `short_names`;
+/// also says whether markup may have been left as it is: the rest of the page, or text that
+/// holds a `<` (the text of a `title` or `textarea`, CDATA), which the tokenizer may read as
+/// markup after all.
+fn slim_with(html: &str, max_attributes: usize, short_names: bool, links: bool) -> Slimmed<'_> {
     let b = html.as_bytes();
     let n = b.len();
     let mut out = String::with_capacity(n / 2);
+    let mut values: Vec<&str> = Vec::new();
+    let mut numbers: FxHashMap<&str, u32> =
+        FxHashMap::with_capacity_and_hasher(n / 512, Default::default());
     // `html[copied..]` is still to be copied.
     let mut copied = 0usize;
     // The open SVG and MathML elements (integration points among them), by name, and whether
@@ -1108,18 +1172,49 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool, links: bool) 
             keep_og_title_only(b, &mut kept);
         }
         out.push_str(&html[copied..name_at + name.len()]);
+        // The names of VALUE_NAMES already written: the tokenizer keeps the first attribute of
+        // a name, and a numbered one must not stand beside another of the same name.
+        let mut written = [false; VALUE_NAMES.len()];
+        // The end of the last attribute written, and whether it was given a number (a value
+        // without quotes).
+        let mut last_written = None;
         for &(a, name_end, e) in &kept {
+            let attr_name = &b[a..name_end];
+            if let Some(v) = value_name_index(attr_name).filter(|_| short_names) {
+                if std::mem::replace(&mut written[v], true) {
+                    continue;
+                }
+                if let Some(value) = plain_value(&b[name_end..e]) {
+                    // Within `html`, at the same bytes: a `&str` of valid UTF-8 bounds.
+                    let start = value.as_ptr() as usize - b.as_ptr() as usize;
+                    let value = &html[start..start + value.len()];
+                    let next = values.len() as u32;
+                    let k = *numbers.entry(value).or_insert_with(|| {
+                        values.push(value);
+                        next
+                    });
+                    out.push(' ');
+                    out.push_str(VALUE_NAMES[v].0);
+                    out.push('=');
+                    out.push_str(itoa::Buffer::new().format(k));
+                    last_written = Some((e, true));
+                    continue;
+                }
+            }
             out.push(' ');
-            match short_name(&b[a..name_end]).filter(|_| short_names) {
+            match short_name(attr_name).filter(|_| short_names) {
                 Some(short) => {
                     out.push_str(short);
                     out.push_str(&html[name_end..e]);
                 }
                 None => out.push_str(&html[a..e]),
             }
+            last_written = Some((e, false));
         }
         // A `/` after a value without quotes would join it: a space keeps them apart.
-        if kept.last().is_some_and(|&(_, _, e)| e != last_end) && b[last_end] == b'/' {
+        if last_written.is_some_and(|(e, numbered)| numbered || e != last_end)
+            && b[last_end] == b'/'
+        {
             out.push(' ');
         }
         out.push_str(&html[last_end..=j]);
@@ -1272,12 +1367,27 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool, links: bool) 
         i = end;
     }
     out.push_str(&html[copied..]);
-    (out, left_as_is)
+    Slimmed {
+        html: out,
+        short_names,
+        values,
+        left_as_is,
+    }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// A page to parse as it is, not slimmed.
+    fn unslimmed(html: &str) -> Slimmed<'_> {
+        Slimmed {
+            html: html.to_string(),
+            short_names: false,
+            values: Vec::new(),
+            left_as_is: false,
+        }
+    }
 
     /// Pseudo-random pages made of pieces of tag syntax.
     pub(crate) fn random_pages(seed: u64, count: usize) -> Vec<String> {
@@ -1373,6 +1483,12 @@ pub(crate) mod tests {
             "<slot",
             " name=a>",
             " slot=a>",
+            " CLASS='a b'",
+            " class=\"x&amp;y\"",
+            " Style=\"display:none\"",
+            " id=i/",
+            " class=a&",
+            " ID=\"q\r\"",
         ];
         let mut state = seed;
         let mut next = move |n: usize| {
@@ -1459,10 +1575,9 @@ pub(crate) mod tests {
     /// and without the links' targets.
     fn same_tree(html: &str) {
         for links in [false, true] {
-            let (a, attrs_a, n_a) = build(html, usize::MAX, false, links).unwrap();
+            let (a, attrs_a, n_a) = build(&unslimmed(html), usize::MAX, links).unwrap();
             let slimmed = slim_for(html, MAX_ATTRIBUTES, links);
-            let (b, attrs_b, n_b) =
-                build(&slimmed.html, usize::MAX, slimmed.short_names, links).unwrap();
+            let (b, attrs_b, n_b) = build(&slimmed, usize::MAX, links).unwrap();
             assert_eq!(
                 dump(&a, &attrs_a),
                 dump(&b, &attrs_b),
@@ -1483,14 +1598,14 @@ pub(crate) mod tests {
         let html = "<p><a class=x HREF='/a b' title=t>x</a><link href=/s><area href=/m></p>";
         assert_eq!(
             slim(html, MAX_ATTRIBUTES).html,
-            "<p><a c=x>x</a><link><area></p>"
+            "<p><a k=0>x</a><link><area></p>"
         );
         assert_eq!(
             slim_for(html, MAX_ATTRIBUTES, true).html,
-            "<p><a c=x HREF='/a b'>x</a><link><area></p>"
+            "<p><a k=0 HREF='/a b'>x</a><link><area></p>"
         );
         same_tree(html);
-        let (doc, attributes, _) = build(html, usize::MAX, false, true).unwrap();
+        let (doc, attributes, _) = build(&unslimmed(html), usize::MAX, true).unwrap();
         assert!(dump(&doc, &attributes).contains(r#"<a class="x" href="/a b">"#));
     }
 
@@ -1552,12 +1667,52 @@ pub(crate) mod tests {
                     <br data-y/><i hidden></i  x=1>";
         assert_eq!(
             slim(html, MAX_ATTRIBUTES).html,
-            "<!-- c --><p c=a ID=\"i\">t<!--->u</p><script type=module> </script><style></style>\
+            "<!-- c --><p k=0 j=1>t<!--->u</p><script type=module> </script><style></style>\
              <br/><i h></i>"
         );
         same_tree(html);
         // Past the cap, attributes go whatever their name.
-        assert_eq!(slim("<p class=a id=b role=c>", 2).html, "<p c=a id=b>");
+        assert_eq!(slim("<p class=a id=b role=c>", 2).html, "<p k=0 j=1>");
+    }
+
+    #[test]
+    fn class_style_and_id_values_are_numbered_once_each() {
+        let html = "<p class=\"a b\" id=x>1</p><p CLASS='a b' class=z style=\"color:red\">2</p>\
+                    <p class=\"a&amp;b\" class=a>3</p><img class=\"e\"/><br id=x />\
+                    <i id='q\r' class=>4</i>";
+        let slimmed = slim(html, MAX_ATTRIBUTES);
+        assert_eq!(
+            slimmed.html,
+            "<p k=0 j=1>1</p><p k=0 y=2>2</p><p c=\"a&amp;b\">3</p><img k=3 /><br j=1 />\
+             <i id='q\r' k=4>4</i>",
+            "a repeated value has one number, the first attribute of a name is the one kept, \
+             values that the tokenizer reads otherwise than as written keep their names, and a \
+             space keeps a number from a closing slash"
+        );
+        assert_eq!(slimmed.values, ["a b", "x", "color:red", "e", ""]);
+        same_tree(html);
+        let (doc, attributes, _) = parse(html, 1000, false).unwrap();
+        let classes: Vec<_> = doc
+            .select("p, img, i")
+            .unwrap()
+            .map(|e| {
+                let attrs = attributes.of(e.as_node());
+                attrs
+                    .iter()
+                    .map(|a| format!("{}={}", &*a.name.local, &*a.value))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(
+            classes,
+            [
+                vec!["class=a b", "id=x"],
+                vec!["class=a b", "style=color:red"],
+                vec!["class=a&b"],
+                vec!["class=e"],
+                vec!["id=q\n", "class="],
+            ]
+        );
     }
 
     #[test]
@@ -1594,11 +1749,11 @@ pub(crate) mod tests {
                     </SLOT></template><i slot=n name=m>a</i><input name=q></x-a>";
         assert_eq!(
             slim(html, MAX_ATTRIBUTES).html,
-            "<x-a><template ShadowRootMode=open><SLOT Name=n id=s></SLOT></template>\
+            "<x-a><template ShadowRootMode=open><SLOT Name=n j=0></SLOT></template>\
              <i slot=n>a</i><input></x-a>"
         );
         same_tree(html);
-        let (doc, attributes, _) = build(html, usize::MAX, false, false).unwrap();
+        let (doc, attributes, _) = build(&unslimmed(html), usize::MAX, false).unwrap();
         assert_eq!(
             dump(&doc, &attributes),
             "<html><head></head><body><x-a><slot name=\"n\" id=\"s\"><i slot=\"n\">\"a\"</i>\
@@ -1628,7 +1783,7 @@ pub(crate) mod tests {
         let pad = "x".repeat(CHUNK - head.len() - "<p></p>".len());
         let html = format!("<p>{pad}</p>{head} <i>b</i></pre>");
         assert_eq!(html.find("  "), Some(CHUNK - 1));
-        let (doc, _, _) = build(&html, 1000, false, false).unwrap();
+        let (doc, _, _) = build(&unslimmed(&html), 1000, false).unwrap();
         let pre = doc.select_first("pre").unwrap();
         let texts: Vec<String> = pre
             .as_node()
@@ -1646,8 +1801,7 @@ pub(crate) mod tests {
         assert!(slimmed.short_names);
         assert_eq!(
             slimmed.html,
-            "<div c='x y' r=main s=\"display: none\" p=text a=true h>t</div>\
-             <font color=red size=2>f</font>",
+            "<div k=0 r=main y=1 p=text a=true h>t</div><font color=red size=2>f</font>",
             "one-letter attributes of the page go; the tree builder's keep their names"
         );
         same_tree(html);
