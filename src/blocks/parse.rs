@@ -148,20 +148,18 @@ impl Bounded {
     /// An attribute by its own name, and whether segmentation reads it on an element of
     /// this tag.
     fn read(&self, tag: &LocalName, a: &mut Attribute) -> bool {
-        if self.short_names && a.name.local.len() == 1 {
-            if let Some(full) = full_name(&a.name.local) {
-                a.name.local = full;
-            } else if let Some(full) = value_name(&a.name.local) {
-                let value = a
-                    .value
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|k| self.values.get(k));
-                if let Some(value) = value {
-                    // A shared buffer: no copy of the value.
-                    a.value = value.clone();
-                    a.name.local = full;
+        if self.short_names {
+            match given_name(&a.name.local) {
+                Some((full, false)) => a.name.local = full,
+                Some((full, true)) => {
+                    // Its number in the page's table of values: a shared buffer, no copy.
+                    let value = a.value.parse::<usize>().ok();
+                    if let Some(value) = value.and_then(|k| self.values.get(k)) {
+                        a.value = value.clone();
+                        a.name.local = full;
+                    }
                 }
+                None => {}
             }
         }
         super::attribute_is_read(tag, &a.name.local)
@@ -655,7 +653,7 @@ fn layout_attribute_kept(tag: &[u8], name: &[u8]) -> bool {
 
 /// The attributes that only segmentation reads, by the one-letter names [`slim`] gives them:
 /// the tokenizer reads a name one character at a time, at a cost that shows in a profile,
-/// and the sink gives them back their names ([`full_name`]). Slimming drops every other
+/// and the sink gives them back their names ([`given_name`]). Slimming drops every other
 /// attribute of one letter; where it leaves the rest of a page as it is, it gives no short
 /// names, so that no name is taken for another.
 static SHORT_NAMES: [(&str, LocalName); 6] = [
@@ -681,21 +679,9 @@ static VALUE_NAMES: [(&str, LocalName); 3] = [
 
 /// Which of [`VALUE_NAMES`] an attribute's name is, if any.
 fn value_name_index(name: &[u8]) -> Option<usize> {
-    match name.len() {
-        5 if name.eq_ignore_ascii_case(b"class") => Some(0),
-        5 if name.eq_ignore_ascii_case(b"style") => Some(1),
-        2 if name.eq_ignore_ascii_case(b"id") => Some(2),
-        _ => None,
-    }
-}
-
-/// The name of an attribute whose value [`slim`] numbered.
-fn value_name(short: &LocalName) -> Option<LocalName> {
-    let short: &str = short;
     VALUE_NAMES
         .iter()
-        .find(|(s, _)| *s == short)
-        .map(|(_, full)| full.clone())
+        .position(|(_, full)| name.eq_ignore_ascii_case(full.as_bytes()))
 }
 
 /// The value of an attribute as written after its name (`="a b"`, `='a'`, `=a`), when the
@@ -721,16 +707,18 @@ fn short_name(name: &[u8]) -> Option<&'static str> {
         .map(|&(short, _)| short)
 }
 
-/// The name of an attribute that [`slim`] gave a short name.
-fn full_name(short: &LocalName) -> Option<LocalName> {
+/// The name of an attribute that [`slim`] gave one letter, and whether its value is a number
+/// in the page's table of values ([`VALUE_NAMES`]).
+fn given_name(short: &LocalName) -> Option<(LocalName, bool)> {
     let short: &str = short;
     if short.len() != 1 {
         return None;
     }
-    SHORT_NAMES
-        .iter()
-        .find(|(s, _)| *s == short)
-        .map(|(_, full)| full.clone())
+    let short_names = SHORT_NAMES.iter().map(|n| (n, false));
+    short_names
+        .chain(VALUE_NAMES.iter().map(|n| (n, true)))
+        .find(|((s, _), _)| *s == short)
+        .map(|((_, full), numbered)| (full.clone(), numbered))
 }
 
 /// What an open element makes of its content, for [`slim`].
