@@ -188,6 +188,9 @@ pub struct Page {
     /// The first `og:title` of a `<meta>` (the title a page gives for sharing), whitespace
     /// collapsed.
     pub og_title: String,
+    /// The `href` of the page's first `<base>` that has one, read when links are kept
+    /// ([`SegmentLimits::links`]): what the page's relative links resolve against.
+    pub base: Option<String>,
     /// The blocks in document order.
     pub blocks: Vec<Block>,
     /// The elements in document order; blocks point into it.
@@ -1274,6 +1277,10 @@ impl Segmenter {
         };
         if name == "meta" && self.page.og_title.is_empty() {
             self.read_meta(attrs);
+        }
+        if name == "base" && self.limits.links && self.page.base.is_none() {
+            // As in a browser, the first `<base>` with an `href` sets the page's base.
+            self.page.base = attribute(attrs, local_name!("href")).map(str::to_string);
         }
         if kind == Kind::Skip || self.skip_depth > 0 {
             // Skipped subtrees are not walked, except `head` for the `title` inside it.

@@ -10,7 +10,7 @@
 //! # Ok::<(), textsift::Error>(())
 //! ```
 
-use crate::blocks::SegmentLimits;
+use crate::blocks::{Link, SegmentLimits};
 use crate::decode::Decoding;
 use crate::error::{Error, Result};
 use crate::features::FeatureMatrix;
@@ -76,10 +76,11 @@ pub struct ExtractedBlock {
     #[serde(skip)]
     pub role: crate::blocks::Role,
     /// The links of `text` with their targets, when the extractor keeps them
-    /// ([`SegmentLimits::links`]); none where `text` is laid out (inside `<pre>`), whose
+    /// ([`SegmentLimits::links`]), resolved against the page's base URL when it has one
+    /// ([`Extractor::extract_fetched`]); none where `text` is laid out (inside `<pre>`), whose
     /// spans are those of the collapsed text.
     #[serde(skip)]
-    pub links: Vec<crate::blocks::Link>,
+    pub links: Vec<Link>,
 }
 
 impl ExtractedBlock {
@@ -202,24 +203,39 @@ impl Extractor {
 
     /// Extract one page from its raw bytes (any encoding; gzip is unpacked).
     pub fn extract(&self, bytes: &[u8]) -> Result<Extraction> {
-        self.run(bytes, None, false).map(|(e, _)| e)
+        self.run(bytes, None, None, false).map(|(e, _)| e)
     }
 
     /// [`Extractor::extract`] a page whose charset was declared outside it (an HTTP
     /// `Content-Type` header, say): it wins over the page's own `<meta>` declaration, as in a
     /// browser ([`crate::html::decode_declared`]).
     pub fn extract_declared(&self, bytes: &[u8], charset: Option<&str>) -> Result<Extraction> {
-        self.run(bytes, charset, false).map(|(e, _)| e)
+        self.run(bytes, charset, None, false).map(|(e, _)| e)
     }
 
-    /// [`Extractor::extract_declared`], also giving the class/id values around every block,
+    /// [`Extractor::extract_declared`] for a page fetched from `url`: with
+    /// [`Extractor::links`], its relative links are resolved against the page's `<base href>`
+    /// (itself resolved against `url`) or else against `url`, when that is an `http` or
+    /// `https` URL. Links that do not resolve, and every link of a page without such a base,
+    /// stay as the page gives them.
+    pub fn extract_fetched(
+        &self,
+        bytes: &[u8],
+        charset: Option<&str>,
+        url: Option<&str>,
+    ) -> Result<Extraction> {
+        self.run(bytes, charset, url, false).map(|(e, _)| e)
+    }
+
+    /// [`Extractor::extract_fetched`], also giving the class/id values around every block,
     /// nearest first ([`crate::classes::class_values`]), as `textsift blocks` records carry them.
     pub fn extract_with_classes(
         &self,
         bytes: &[u8],
         charset: Option<&str>,
+        url: Option<&str>,
     ) -> Result<(Extraction, Vec<Vec<String>>)> {
-        self.run(bytes, charset, true)
+        self.run(bytes, charset, url, true)
     }
 
     /// One page; a panic in it (a bug) is its error, not the caller's
@@ -228,15 +244,17 @@ impl Extractor {
         &self,
         bytes: &[u8],
         charset: Option<&str>,
+        url: Option<&str>,
         with_classes: bool,
     ) -> Result<(Extraction, Vec<Vec<String>>)> {
-        crate::batch::isolate(|| self.run_page(bytes, charset, with_classes))
+        crate::batch::isolate(|| self.run_page(bytes, charset, url, with_classes))
     }
 
     fn run_page(
         &self,
         bytes: &[u8],
         charset: Option<&str>,
+        url: Option<&str>,
         with_classes: bool,
     ) -> Result<(Extraction, Vec<Vec<String>>)> {
         if bytes.len() as u64 > self.limits.max_bytes {
@@ -270,6 +288,11 @@ impl Extractor {
         } else {
             Vec::new()
         };
+        let base = if self.limits.segment.links {
+            base_url(url, page.base.as_deref())
+        } else {
+            None
+        };
         let roles = page.roles();
         let blocks: Vec<ExtractedBlock> = page
             .blocks
@@ -284,9 +307,10 @@ impl Extractor {
                 label: Label::from_bool(k),
                 score,
                 role,
-                links: match b.preformatted {
-                    Some(_) => Vec::new(),
-                    None => b.links.clone(),
+                links: match (&b.preformatted, &base) {
+                    (Some(_), _) => Vec::new(),
+                    (None, None) => b.links.clone(),
+                    (None, Some(base)) => b.links.iter().map(|l| resolved(l, base)).collect(),
                 },
             })
             .collect();
@@ -301,9 +325,76 @@ impl Extractor {
     }
 }
 
+/// What a page's relative links resolve against: its `<base href>` (resolved against the
+/// page's own URL when relative) or else its URL; `None` unless that is an `http` or `https`
+/// URL, as a page's links lead a reader nowhere from anything else.
+fn base_url(url: Option<&str>, base_href: Option<&str>) -> Option<url::Url> {
+    let page = url.and_then(|u| url::Url::parse(u.trim()).ok());
+    let base = match base_href {
+        Some(href) => match &page {
+            Some(page) => page.join(href).ok(),
+            None => url::Url::parse(href.trim()).ok(),
+        },
+        None => None,
+    };
+    base.or(page)
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+}
+
+/// A link with its target resolved against `base`; as it was when it does not resolve.
+fn resolved(link: &Link, base: &url::Url) -> Link {
+    match base.join(&link.target) {
+        Ok(target) => Link {
+            span: link.span,
+            target: target.as_str().into(),
+        },
+        Err(_) => link.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_resolve_against_the_base_or_the_pages_url() {
+        let base = |url, href| base_url(url, href).map(String::from);
+        let page = Some("https://a.example/x/y.html?q=1");
+        assert_eq!(
+            base(page, None).as_deref(),
+            Some("https://a.example/x/y.html?q=1")
+        );
+        assert_eq!(
+            base(page, Some("../z/")).as_deref(),
+            Some("https://a.example/z/")
+        );
+        assert_eq!(
+            base(None, Some(" https://b.example/m/ ")).as_deref(),
+            Some("https://b.example/m/")
+        );
+        // A relative base without the page's URL, and schemes that lead a reader nowhere.
+        assert_eq!(base(None, Some("/m/")), None);
+        assert_eq!(base(Some("file:///home/me/page.html"), None), None);
+        assert_eq!(base(page, Some("ftp://b.example/")), None);
+        assert_eq!(base(Some("not a url"), None), None);
+        let link = |target: &str| Link {
+            span: (3, 9),
+            target: target.into(),
+        };
+        let b = base_url(page, None).unwrap();
+        for (target, expected) in [
+            ("photos/a b.html", "https://a.example/x/photos/a%20b.html"),
+            ("/c", "https://a.example/c"),
+            ("//cdn.example/d", "https://cdn.example/d"),
+            ("?page=2", "https://a.example/x/y.html?page=2"),
+            ("mailto:me@a.example", "mailto:me@a.example"),
+            // What does not resolve stays as the page gives it.
+            ("http://[bad", "http://[bad"),
+        ] {
+            let r = resolved(&link(target), &b);
+            assert_eq!((&*r.target, r.span), (expected, (3, 9)), "{target}");
+        }
+    }
 
     #[test]
     fn extractors_of_the_embedded_model_share_it_and_keep_their_own_settings() {

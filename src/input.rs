@@ -31,6 +31,10 @@ pub struct Item {
     pub charset: Option<String>,
     /// The WARC record the page came from, for a page of a WARC file.
     pub warc: Option<WarcRecord>,
+    /// The URL the page was fetched from, when the input says it: a WARC record's target
+    /// URI, a JSON Lines record's `url`. Links resolve against it
+    /// ([`crate::Extractor::extract_fetched`]).
+    pub url: Option<String>,
 }
 
 /// What identifies a WARC record beside its target URI, so that output can be joined back to
@@ -51,6 +55,7 @@ impl Item {
             bytes,
             charset: None,
             warc: None,
+            url: None,
         }
     }
 }
@@ -714,6 +719,7 @@ fn jsonl_record(place: String, line: &[u8], max_bytes: u64) -> Item {
     let line = mended.as_deref().unwrap_or(line);
     match parsed {
         Ok(r) => {
+            let url = r.url.clone();
             let source = name(r.id, r.url).unwrap_or(place);
             let bytes = if r.html.len() as u64 > max_bytes {
                 Err(too_many_bytes(max_bytes, ""))
@@ -722,6 +728,7 @@ fn jsonl_record(place: String, line: &[u8], max_bytes: u64) -> Item {
             };
             Item {
                 charset: Some("utf-8".into()),
+                url,
                 ..Item::new(source, bytes)
             }
         }
@@ -1207,10 +1214,12 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         }
         return Ok(Record::Bad(Error::Record(why), replay));
     }
+    let url = uri.clone();
     let source = uri.unwrap_or_else(|| place.to_string());
     let item = |bytes| {
         Ok(Record::Item(Item {
             warc: Some(record.clone()),
+            url: url.clone(),
             ..Item::new(source.clone(), bytes)
         }))
     };
@@ -1247,6 +1256,7 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
     Ok(Record::Item(Item {
         charset: payload.charset,
         warc: Some(record),
+        url,
         ..Item::new(source, bytes)
     }))
 }

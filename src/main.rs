@@ -250,10 +250,24 @@ struct ExtractArgs {
     /// jsonl; the default format is then json for one page).
     #[arg(long)]
     markdown: bool,
-    /// Keep links in Markdown, as [text](target) with the target as the page gives it
-    /// (--format markdown, or --markdown)
+    /// Keep links in Markdown, as [text](target) (--format markdown, or --markdown); relative
+    /// targets are resolved against the page's URL when it is known (a WARC record's target
+    /// URI, a JSON Lines record's "url", --url) or its <base href>, else left as given
     #[arg(long)]
     links: bool,
+    /// The URL of the pages read from files or standard input, which their relative links
+    /// resolve against (with --links); WARC and JSON Lines records name their own
+    #[arg(long, value_name = "URL", requires = "links", value_parser = page_url)]
+    url: Option<String>,
+}
+
+/// An `http` or `https` URL, for `--url`.
+fn page_url(s: &str) -> Result<String, String> {
+    match url::Url::parse(s) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(u.into()),
+        Ok(u) => Err(format!("not an http or https URL (scheme {})", u.scheme())),
+        Err(e) => Err(format!("not a URL: {e}")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -587,7 +601,8 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     let (carried, unlabeled) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let code = run_batch(&args.input, ("", ""), |item, bytes| {
         let source = &item.source;
-        let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
+        let (e, mut classes) =
+            ex.extract_with_classes(bytes, item.charset.as_deref(), item.url.as_deref())?;
         let warc = item.warc.clone().unwrap_or_default();
         // With --labels, the earlier labels stand in for the model's.
         let earlier_labels: Option<Vec<Option<Label>>> = earlier.as_ref().map(|earlier| {
@@ -697,7 +712,8 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     };
     run_batch(&args.input, (&frame.0, frame.1), |item, bytes| {
         let source = item.source.as_str();
-        let e = ex.extract_declared(bytes, item.charset.as_deref())?;
+        let url = item.url.as_deref().or(args.url.as_deref());
+        let e = ex.extract_fetched(bytes, item.charset.as_deref(), url)?;
         // Without the blank line that ends a page of `--format markdown`, as `text` has none.
         let markdown = with_markdown.then(|| {
             let mut md = textsift::output::to_markdown(&e);

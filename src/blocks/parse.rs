@@ -61,7 +61,7 @@ impl Attributes {
 /// when it makes more than `max_nodes` nodes. Elements are made without attributes; the ones
 /// segmentation reads are returned beside the tree.
 /// Also returns the number of elements attached to the tree, so that the walk can make room
-/// for them at once. `links`: the `href` of every `<a>` is kept too.
+/// for them at once. `links`: the `href` of every `<a>` and `<base>` is kept too.
 pub(crate) fn parse(
     html: &str,
     max_nodes: usize,
@@ -72,7 +72,7 @@ pub(crate) fn parse(
 }
 
 /// The tree of a slimmed page as the tokenizer and tree builder make it, through the bounded
-/// sink. `links`: the `href` of every `<a>` is read.
+/// sink. `links`: the `href` of every `<a>` and `<base>` is read.
 fn build(slimmed: &Slimmed, max_nodes: usize, links: bool) -> Result<(NodeRef, Attributes, usize)> {
     let html = slimmed.html.as_str();
     let made = Rc::new(Cell::new(0usize));
@@ -136,7 +136,7 @@ struct Bounded {
     short_names: bool,
     /// The values of the attributes named by [`VALUE_NAMES`], by number.
     values: Vec<StrTendril>,
-    /// The `href` of every `<a>` is read too.
+    /// The `href` of every `<a>` and `<base>` is read too.
     links: bool,
     /// Declarative shadow roots, (host, template), in the order of their templates.
     shadow_roots: RefCell<Vec<(NodeRef, NodeRef)>>,
@@ -163,7 +163,9 @@ impl Bounded {
             }
         }
         super::attribute_is_read(tag, &a.name.local)
-            || (self.links && *tag == local_name!("a") && a.name.local == local_name!("href"))
+            || (self.links
+                && (*tag == local_name!("a") || *tag == local_name!("base"))
+                && a.name.local == local_name!("href"))
     }
 
     /// Count one more node; whether it may still be attached.
@@ -1034,7 +1036,7 @@ fn slim(html: &str, max_attributes: usize) -> Slimmed<'_> {
     slim_for(html, max_attributes, false)
 }
 
-/// [`slim`], keeping the `href` of every `<a>` when `links`.
+/// [`slim`], keeping the `href` of every `<a>` and `<base>` when `links`.
 fn slim_for(html: &str, max_attributes: usize, links: bool) -> Slimmed<'_> {
     let slimmed = slim_with(html, max_attributes, true, links);
     if !slimmed.left_as_is {
@@ -1145,7 +1147,7 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool, links: bool) 
                 && (attribute_kept(attr_name)
                     || layout_attribute_kept(name, attr_name)
                     || (links
-                        && name.eq_ignore_ascii_case(b"a")
+                        && (name.eq_ignore_ascii_case(b"a") || name.eq_ignore_ascii_case(b"base"))
                         && attr_name.eq_ignore_ascii_case(b"href")))
             {
                 kept.push((attr_at, attr_at + attr_name.len(), attr_end));
@@ -1583,18 +1585,21 @@ pub(crate) mod tests {
 
     #[test]
     fn the_targets_of_links_are_kept_only_when_asked_for() {
-        let html = "<p><a class=x HREF='/a b' title=t>x</a><link href=/s><area href=/m></p>";
+        let html = "<base target=_top Href=/b/><p><a class=x HREF='/a b' title=t>x</a>\
+                    <link href=/s><area href=/m></p>";
         assert_eq!(
             slim(html, MAX_ATTRIBUTES).html,
-            "<p><a k=0>x</a><link><area></p>"
+            "<base><p><a k=0>x</a><link><area></p>"
         );
         assert_eq!(
             slim_for(html, MAX_ATTRIBUTES, true).html,
-            "<p><a k=0 HREF='/a b'>x</a><link><area></p>"
+            "<base Href=/b/><p><a k=0 HREF='/a b'>x</a><link><area></p>"
         );
         same_tree(html);
         let (doc, attributes, _) = build(&unslimmed(html), usize::MAX, true).unwrap();
-        assert!(dump(&doc, &attributes).contains(r#"<a class="x" href="/a b">"#));
+        let tree = dump(&doc, &attributes);
+        assert!(tree.contains(r#"<a class="x" href="/a b">"#), "{tree}");
+        assert!(tree.contains(r#"<base href="/b/">"#), "{tree}");
     }
 
     #[test]

@@ -1014,6 +1014,129 @@ fn markdown_keeps_links_when_asked_for() {
     }
 }
 
+#[test]
+fn links_resolve_against_the_pages_url_when_it_is_known() {
+    let page = |head: &str| {
+        format!(
+            "<html><head>{head}<title>Bridge works</title></head><body><article>\
+             <h1>Bridge works</h1><p>The <a href='photos/bridge.html'>harbour bridge</a> \
+             reopened on Monday, said the <a href='/council'>city council</a> and \
+             <a href='https://example.org/'>its engineers</a>.</p></article></body></html>"
+        )
+    };
+    // Every block kept, the Markdown of each page in its record.
+    let markdown_of = |input: &str, more: &[&str], stdin: Option<&[u8]>| -> Vec<String> {
+        let mut args = vec!["extract", "--format", "jsonl", "--markdown", "--links"];
+        args.extend(["--decoder", "threshold", "--threshold", "0.01"]);
+        args.extend(more);
+        args.push(input);
+        let out = textsift(&args, stdin);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+            .lines()
+            .map(|l| {
+                let r: serde_json::Value = serde_json::from_str(l).unwrap();
+                r["markdown"].as_str().unwrap().to_string()
+            })
+            .collect()
+    };
+    let links = |base: &str| {
+        format!(
+            "The [harbour bridge]({base}photos/bridge.html) reopened on Monday, said the \
+             [city council](https://news.example/council) and [its engineers](https://example.org/)."
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // A JSON Lines record's `url`, and the record without one.
+    let jsonl = dir.path().join("pages.jsonl");
+    let with_url = serde_json::json!({"id": "a", "url": "https://news.example/2026/story.html",
+                                      "html": page("")});
+    let without = serde_json::json!({"id": "b", "html": page("")});
+    // A page whose `<base>` moves its links elsewhere; relative itself, it resolves against
+    // the page's URL.
+    let based = serde_json::json!({"id": "c", "url": "https://news.example/2026/story.html",
+                                   "html": page("<base href='/archive/'><base href='/other/'>")});
+    std::fs::write(&jsonl, format!("{with_url}\n{without}\n{based}\n")).unwrap();
+    let md = markdown_of(jsonl.to_str().unwrap(), &[], None);
+    assert!(
+        md[0].contains(&links("https://news.example/2026/")),
+        "{}",
+        md[0]
+    );
+    assert!(
+        md[1].contains("[harbour bridge](photos/bridge.html)"),
+        "{}",
+        md[1]
+    );
+    assert!(md[1].contains("[city council](/council)"), "{}", md[1]);
+    assert!(
+        md[2].contains(&links("https://news.example/archive/")),
+        "{}",
+        md[2]
+    );
+    // A WARC record's target URI.
+    let warc = dir.path().join("crawl.warc");
+    let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
+    http.extend_from_slice(page("").as_bytes());
+    std::fs::write(
+        &warc,
+        warc_response("https://news.example/2026/story.html", &http),
+    )
+    .unwrap();
+    let md = markdown_of(warc.to_str().unwrap(), &[], None);
+    assert!(
+        md[0].contains(&links("https://news.example/2026/")),
+        "{}",
+        md[0]
+    );
+    // `--url` for pages that do not say their own: one from standard input, and the record
+    // without a `url`, while the records with one keep theirs.
+    let url = ["--url", "https://news.example/2026/story.html"];
+    let md = markdown_of("-", &url, Some(page("").as_bytes()));
+    assert!(
+        md[0].contains(&links("https://news.example/2026/")),
+        "{}",
+        md[0]
+    );
+    let url = ["--url", "https://news.example/elsewhere/page"];
+    let md = markdown_of(jsonl.to_str().unwrap(), &url, None);
+    assert!(
+        md[0].contains(&links("https://news.example/2026/")),
+        "{}",
+        md[0]
+    );
+    assert!(
+        md[1].contains(&links("https://news.example/elsewhere/")),
+        "{}",
+        md[1]
+    );
+    // `--url` needs `--links` and an http or https URL.
+    for bad in [
+        &["--format", "markdown", "--url", "https://news.example/"][..],
+        &[
+            "--format",
+            "markdown",
+            "--links",
+            "--url",
+            "news.example/story",
+        ],
+        &[
+            "--format",
+            "markdown",
+            "--links",
+            "--url",
+            "file:///tmp/story.html",
+        ],
+    ] {
+        let mut args = vec!["extract"];
+        args.extend(bad);
+        args.push("-");
+        let out = textsift(&args, Some(page("").as_bytes()));
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--url"), "{}", stderr(&out));
+    }
+}
+
 /// A page whose text holds characters that Markdown reads as markup, with an ordered list and
 /// a table of figures.
 fn tricky_markdown_page() -> String {
