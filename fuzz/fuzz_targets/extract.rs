@@ -1,6 +1,6 @@
-//! Any bytes given to `Extractor::extract` with the embedded model, keeping links or not: an
-//! error or a result, never a panic, and a result whose blocks are consistent and that every
-//! output format writes.
+//! Any bytes given to `Extractor::extract_fetched` with the embedded model, keeping links or
+//! not, from a URL or not: an error or a result, never a panic, and a result whose blocks are
+//! consistent and that every output format writes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -18,9 +18,14 @@ fn extractor(links: bool) -> &'static Extractor {
 }
 
 fuzz_target!(|data: &[u8]| {
-    // Half of the inputs keep their links, by the last bit of the first byte.
+    // Half of the inputs keep their links, by the last bit of the first byte, and half of
+    // those come from a URL that their links resolve against, by the next bit.
     let links = data.first().is_some_and(|b| b & 1 == 1);
-    if let Ok(e) = extractor(links).extract(data) {
+    let url = data
+        .first()
+        .is_some_and(|b| b & 2 == 2)
+        .then_some("https://fuzz.example/a/b.html?q=1");
+    if let Ok(e) = extractor(links).extract_fetched(data, None, url) {
         assert_eq!(e.features.rows(), e.blocks.len());
         for (i, b) in e.blocks.iter().enumerate() {
             assert_eq!(b.index, i);
