@@ -251,8 +251,9 @@ struct ExtractArgs {
     #[arg(long)]
     markdown: bool,
     /// Keep links in Markdown, as [text](target) (--format markdown, or --markdown); relative
-    /// targets are resolved against the page's URL when it is known (a WARC record's target
-    /// URI, a JSON Lines record's "url", --url) or its <base href>, else left as given
+    /// targets are resolved as a browser does, against the page's <base href> or else its URL
+    /// when known (a WARC record's target URI, a JSON Lines record's "url", --url), else left
+    /// as given
     #[arg(long)]
     links: bool,
     /// The URL of the pages read from files or standard input, which their relative links
