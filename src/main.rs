@@ -620,6 +620,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 source: source.to_string(),
                 warc_record_id: warc.id.clone(),
                 warc_date: warc.date.clone(),
+                url: item.url.clone().filter(|url| *url != item.source),
                 index: b.index,
                 label: earlier_labels.as_ref().map_or(Some(b.label), |l| l[i]),
                 score: Some(b.score),

@@ -94,6 +94,11 @@ pub struct BlockRecord {
     /// For a page of a WARC file, its `WARC-Date`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warc_date: Option<String>,
+    /// The URL the page was fetched from, when the input names it apart from `source` (a JSON
+    /// Lines record with both an `id` and a `url`): training groups the page with the other
+    /// pages of its site, as it does a page whose `source` is a URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// Block index in the page.
     pub index: usize,
     /// The model's label, or a label set by hand for training.
@@ -1460,6 +1465,7 @@ mod tests {
         let rec = BlockRecord {
             source: "a.html".into(),
             warc_record_id: None,
+            url: None,
             warc_date: None,
             index: 3,
             label: Some(Label::Content),
@@ -1494,12 +1500,20 @@ mod tests {
         let warc = BlockRecord {
             warc_record_id: Some("<urn:uuid:1>".into()),
             warc_date: Some("2026-11-25T00:00:00Z".into()),
-            ..rec
+            ..rec.clone()
         };
         let line = serde_json::to_string(&warc).unwrap();
         assert!(line.starts_with(
             r#"{"source":"a.html","warc_record_id":"<urn:uuid:1>","warc_date":"2026-11-25T00:00:00Z","index":3,"#
         ));
         assert_eq!(serde_json::from_str::<BlockRecord>(&line).unwrap(), warc);
+        // A page of a JSON Lines record named by its id gives its URL apart.
+        let fetched = BlockRecord {
+            url: Some("https://example.com/a".into()),
+            ..rec
+        };
+        let line = serde_json::to_string(&fetched).unwrap();
+        assert!(line.starts_with(r#"{"source":"a.html","url":"https://example.com/a","index":3,"#));
+        assert_eq!(serde_json::from_str::<BlockRecord>(&line).unwrap(), fetched);
     }
 }

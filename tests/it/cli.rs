@@ -269,6 +269,47 @@ fn labels_are_carried_over_to_blocks_computed_again() {
 }
 
 #[test]
+fn block_records_name_the_url_of_a_page_named_by_its_id() {
+    let jsonl = [
+        serde_json::json!({"id": "p1", "url": "https://www.news.example/a", "html": PAGE}),
+        serde_json::json!({"url": "https://www.news.example/b", "html": PAGE}),
+        serde_json::json!({"id": "p3", "html": PAGE}),
+    ]
+    .map(|r| format!("{r}\n"))
+    .concat();
+    let out = textsift(&["blocks", "-"], Some(jsonl.as_bytes()));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let named: Vec<(&str, Option<&str>)> = lines
+        .iter()
+        .map(|l| (l["source"].as_str().unwrap(), l["url"].as_str()))
+        .collect();
+    // The URL apart only where the source is not the URL already.
+    assert_eq!(
+        named,
+        [
+            ("p1", Some("https://www.news.example/a")),
+            ("p1", Some("https://www.news.example/a")),
+            ("https://www.news.example/b", None),
+            ("https://www.news.example/b", None),
+            ("p3", None),
+            ("p3", None),
+        ]
+    );
+    // Labelled, the records train grouped by site: the two pages of news.example together.
+    let dir = tempfile::tempdir().unwrap();
+    let labelled = dir.path().join("labelled.jsonl");
+    std::fs::write(&labelled, &text).unwrap();
+    let (pages, _) = textsift::annotate::load(&labelled, 0.5, 1 << 20).unwrap();
+    let groups: Vec<&str> = pages.iter().map(|p| p.group.as_str()).collect();
+    assert_eq!(groups, ["news.example", "news.example", "p3"]);
+}
+
+#[test]
 fn gzip_is_recognised_by_its_magic_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let plain = dir.path().join("plain.html");

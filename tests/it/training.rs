@@ -198,17 +198,19 @@ fn hand_corrected_block_labels_train_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("blocks.jsonl");
     let mut f = std::fs::File::create(&path).unwrap();
-    // Copies 3 and 4: one URI fetched twice in a crawl, each fetch a record of its own.
-    for copy in 0..5 {
+    // Copies 3 and 4: one URI fetched twice in a crawl, each fetch a record of its own;
+    // copy 5: a JSON Lines record named by its id, with its URL apart.
+    for copy in 0..6 {
         for (i, b) in a.page.blocks.iter().enumerate() {
             let rec = BlockRecord {
                 source: match copy {
                     0 | 1 => format!("https://www.example.com/story{copy}"),
-                    2 => format!("page{copy}.html"),
+                    2 | 5 => format!("page{copy}.html"),
                     _ => "https://www.example.com/again".into(),
                 },
-                warc_record_id: (copy > 2).then(|| format!("<urn:uuid:{copy}>")),
+                warc_record_id: matches!(copy, 3 | 4).then(|| format!("<urn:uuid:{copy}>")),
                 warc_date: None,
+                url: (copy == 5).then(|| "https://news.example.org/page5".into()),
                 index: i,
                 // A person marked the paragraphs and the heading as content.
                 label: Some(Label::from_bool(matches!(a.page.tag_of(b), "p" | "h1"))),
@@ -224,7 +226,7 @@ fn hand_corrected_block_labels_train_a_model() {
     }
     drop(f);
     let (pages, _) = annotate::load(&path, 0.5, 1 << 20).unwrap();
-    assert_eq!(pages.len(), 5);
+    assert_eq!(pages.len(), 6);
     assert!(pages.iter().all(|p| p.labels.len() == a.page.blocks.len()));
     // The blocks labelled content are the gold text, so that word scores can be measured.
     let kept: Vec<&str> = a
@@ -247,7 +249,8 @@ fn hand_corrected_block_labels_train_a_model() {
             "example.com",
             "page2.html",
             "example.com",
-            "example.com"
+            "example.com",
+            "news.example.org"
         ]
     );
     let mut recipe = small_recipe();
