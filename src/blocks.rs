@@ -1278,7 +1278,7 @@ impl Segmenter {
         if name == "meta" && self.page.og_title.is_empty() {
             self.read_meta(attrs);
         }
-        if name == "base" && self.limits.links && self.page.base.is_none() {
+        if self.limits.links && name == "base" && self.page.base.is_none() {
             // As in a browser, the first `<base>` with an `href` sets the page's base.
             self.page.base = attribute(attrs, local_name!("href")).map(str::to_string);
         }

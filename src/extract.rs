@@ -227,15 +227,14 @@ impl Extractor {
         self.run(bytes, charset, url, false).map(|(e, _)| e)
     }
 
-    /// [`Extractor::extract_fetched`], also giving the class/id values around every block,
+    /// [`Extractor::extract_declared`], also giving the class/id values around every block,
     /// nearest first ([`crate::classes::class_values`]), as `textsift blocks` records carry them.
     pub fn extract_with_classes(
         &self,
         bytes: &[u8],
         charset: Option<&str>,
-        url: Option<&str>,
     ) -> Result<(Extraction, Vec<Vec<String>>)> {
-        self.run(bytes, charset, url, true)
+        self.run(bytes, charset, None, true)
     }
 
     /// One page; a panic in it (a bug) is its error, not the caller's

@@ -602,9 +602,10 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     let (carried, unlabeled) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let code = run_batch(&args.input, ("", ""), |item, bytes| {
         let source = &item.source;
-        let (e, mut classes) =
-            ex.extract_with_classes(bytes, item.charset.as_deref(), item.url.as_deref())?;
+        let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
         let warc = item.warc.clone().unwrap_or_default();
+        // The page's URL when the source does not say it already; once for all its blocks.
+        let url = item.url.as_ref().filter(|url| **url != item.source);
         // With --labels, the earlier labels stand in for the model's.
         let earlier_labels: Option<Vec<Option<Label>>> = earlier.as_ref().map(|earlier| {
             let texts: Vec<&str> = e.blocks.iter().map(|b| b.collapsed_text()).collect();
@@ -620,7 +621,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 source: source.to_string(),
                 warc_record_id: warc.id.clone(),
                 warc_date: warc.date.clone(),
-                url: item.url.clone().filter(|url| *url != item.source),
+                url: url.cloned(),
                 index: b.index,
                 label: earlier_labels.as_ref().map_or(Some(b.label), |l| l[i]),
                 score: Some(b.score),
