@@ -125,7 +125,8 @@ pub struct BlockRecord {
 }
 
 /// Output formats of `textsift extract`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// The title, then the content: one paragraph per block, blank lines between, list
     /// items, lines after a single `<br>` and a simple table's rows on lines of their own.
