@@ -481,14 +481,11 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
         if pages.last().is_none_or(|p| p.id != rec.source) || record != rec.warc_record_id {
             record.clone_from(&rec.warc_record_id);
             // A page fetched from the web is grouped by its site, as gold-text pages are.
-            let site = match &rec.url {
-                Some(url) => domain_of(url),
-                None => rec
-                    .source
-                    .contains("://")
-                    .then(|| domain_of(&rec.source))
-                    .flatten(),
-            };
+            let fetched_from = rec
+                .url
+                .as_deref()
+                .or_else(|| rec.source.contains("://").then_some(rec.source.as_str()));
+            let site = fetched_from.and_then(domain_of);
             pages.push(LabeledPage {
                 group: site.unwrap_or_else(|| rec.source.clone()),
                 id: rec.source.clone(),

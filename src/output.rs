@@ -1466,8 +1466,8 @@ mod tests {
         let rec = BlockRecord {
             source: "a.html".into(),
             warc_record_id: None,
-            url: None,
             warc_date: None,
+            url: None,
             index: 3,
             label: Some(Label::Content),
             score: Some(0.75),
