@@ -724,6 +724,8 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             md
         });
         let record = || textsift::output::PageRecord {
+            // As in `blocks` records: only when the source does not say it already.
+            url: item.url.as_deref().filter(|url| *url != source),
             markdown: markdown.as_deref(),
             ..textsift::output::to_json(source, item.warc.as_ref(), &e, with_blocks)
         };

@@ -132,7 +132,8 @@ pub enum Format {
     /// items, lines after a single `<br>` and a simple table's rows on lines of their own.
     Text,
     /// One JSON document per page (pretty-printed): source, title, text; for a page of a
-    /// WARC file also warc_record_id and warc_date.
+    /// WARC file also warc_record_id and warc_date, for a JSON Lines record with an id and a
+    /// url also its url.
     Json,
     /// The same, one JSON object per line.
     Jsonl,
@@ -750,8 +751,8 @@ fn code_block_under(code: &str, prefix: &str) -> String {
 }
 
 /// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, then for a page
-/// of a WARC file `warc_record_id` and `warc_date`, then `title`, `text`, and `blocks` when
-/// asked (a reader of a long JSON Lines file sees the title before the text).
+/// of a WARC file `warc_record_id` and `warc_date`, `url` when the input names it apart from
+/// `source`, then `title`, `text`, `markdown` and `blocks` when asked (a reader of a long JSON Lines file sees the title before the text).
 #[derive(Debug, Serialize)]
 pub struct PageRecord<'a> {
     /// The input as given, or the record id.
@@ -762,6 +763,11 @@ pub struct PageRecord<'a> {
     /// Its `WARC-Date`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warc_date: Option<&'a str>,
+    /// The URL the page was fetched from, when the input names it apart from `source` (a JSON
+    /// Lines record with both an `id` and a `url`), so that a record joins back to its page
+    /// by either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<&'a str>,
     /// The page's headline ([`Extraction::title`]).
     pub title: &'a str,
     /// The main text.
@@ -775,7 +781,8 @@ pub struct PageRecord<'a> {
 }
 
 /// One page as a record: source, the WARC record it came from if any, title, text, and the
-/// blocks when `with_blocks` (set `markdown` to add the text as Markdown).
+/// blocks when `with_blocks` (set `url` to add the page's URL, `markdown` to add the text as
+/// Markdown).
 pub fn to_json<'a>(
     source: &'a str,
     warc: Option<&'a crate::input::WarcRecord>,
@@ -786,6 +793,7 @@ pub fn to_json<'a>(
         source,
         warc_record_id: warc.and_then(|w| w.id.as_deref()),
         warc_date: warc.and_then(|w| w.date.as_deref()),
+        url: None,
         title: &e.title,
         text: &e.text,
         markdown: None,

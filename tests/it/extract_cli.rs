@@ -451,6 +451,13 @@ fn jsonl_and_warc_inputs() {
     writeln!(f, "{}", serde_json::json!({"url": url, "html": article(5)})).unwrap();
     writeln!(f, "{}", serde_json::json!({"html": article(6)})).unwrap();
     writeln!(f, "{}", serde_json::json!({"id": "no-page", "html": null})).unwrap();
+    let page = "https://example.com/v";
+    writeln!(
+        f,
+        "{}",
+        serde_json::json!({"id": "b", "url": page, "html": article(7)})
+    )
+    .unwrap();
     drop(f);
     // A JSON Lines file holds several pages: JSON Lines out by default.
     let out = textsift(&["extract", jsonl.to_str().unwrap()], None);
@@ -463,7 +470,28 @@ fn jsonl_and_warc_inputs() {
     assert!(!stdout(&out).contains("\"warc_"), "{}", stdout(&out));
     // An id names the page, else its url, else the file and line.
     let place = serde_json::json!(format!("{}:5", jsonl.display())).to_string();
-    assert_eq!(ids, ["\"a\"", "\"7\"", "\"https://example.com/u\"", &place]);
+    assert_eq!(
+        ids,
+        [
+            "\"a\"",
+            "\"7\"",
+            "\"https://example.com/u\"",
+            &place,
+            "\"b\""
+        ]
+    );
+    // A record named by its id keeps its url too, after the source; one named by its url
+    // does not say it twice.
+    let urls: Vec<Option<String>> = records(&out)
+        .iter()
+        .map(|r| r.get("url").map(|u| u.to_string()))
+        .collect();
+    assert_eq!(urls, [None, None, None, None, Some(format!("\"{page}\""))]);
+    let last = stdout(&out).lines().last().unwrap().to_string();
+    assert!(
+        last.starts_with(&format!(r#"{{"source":"b","url":"{page}","title":"#)),
+        "{last}"
+    );
     assert!(
         stderr(&out).contains("pages.jsonl:2: not a JSON record"),
         "{}",
