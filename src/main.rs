@@ -1,5 +1,6 @@
 //! The `textsift` command line: a thin layer over the library.
 
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -375,9 +376,18 @@ fn usage_error(command: &str, kind: clap::error::ErrorKind, message: &str) -> ! 
 /// closed pipe (`textsift model-info | head -1`) ends the command quietly.
 fn emit(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
+    out.write_all(text.as_bytes()).context(STDOUT)?;
+    out.flush().context(STDOUT)?;
     Ok(())
+}
+
+/// What a failed write to standard output (a full disk) is reported as; a closed pipe is
+/// found under it ([`is_broken_pipe`]) and ends the command quietly.
+const STDOUT: &str = "cannot write to standard output";
+
+/// A failed read or write of a file named on the command line, reported with its path.
+fn at_path(path: &std::path::Path) -> impl Fn(std::io::Error) -> anyhow::Error + '_ {
+    move |e| anyhow::anyhow!("{}: {e}", path.display())
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -512,7 +522,7 @@ fn run_batch(
     let started = std::time::Instant::now();
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
-    out.write_all(frame.0.as_bytes())?;
+    out.write_all(frame.0.as_bytes()).context(STDOUT)?;
     let mut tally = Tally::default();
     textsift::batch::run_ordered(
         items,
@@ -526,10 +536,10 @@ fn run_batch(
         },
         |(k, source, result)| -> anyhow::Result<()> {
             if let Ok(text) = &result {
-                out.write_all(text.as_bytes())?;
+                out.write_all(text.as_bytes()).context(STDOUT)?;
                 // Each page goes out whole as soon as it is done: a reader down the pipe sees
                 // it at once, and a run that is killed leaves only whole pages behind.
-                out.flush()?;
+                out.flush().context(STDOUT)?;
             }
             let failure = tally.count(&source, &result);
             match (&progress, failure) {
@@ -554,8 +564,8 @@ fn run_batch(
             Ok(())
         },
     )?;
-    out.write_all(frame.1.as_bytes())?;
-    out.flush()?;
+    out.write_all(frame.1.as_bytes()).context(STDOUT)?;
+    out.flush().context(STDOUT)?;
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
@@ -778,10 +788,8 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             .ok();
     }
     let mut recipe = match &args.recipe {
-        Some(p) => Recipe::from_toml(
-            &std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
-        )
-        .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+        Some(p) => Recipe::from_toml(&std::fs::read_to_string(p).map_err(at_path(p))?)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
         None => Recipe::default(),
     };
     let m = &mut recipe.model;
@@ -838,18 +846,15 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             cv.all.markdown()
         ))?;
         if let Some(path) = &args.oof {
-            let mut out = BufWriter::new(
-                std::fs::File::create(path)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
-            );
+            let mut out = BufWriter::new(std::fs::File::create(path).map_err(at_path(path))?);
             for (i, p) in pages.iter().enumerate() {
                 let rec = serde_json::json!({
                     "id": p.id, "page_type": p.page_type, "fold": cv.fold_of[i],
                     "texts": p.texts, "labels": p.labels, "scores": cv.scores[i],
                 });
-                writeln!(out, "{rec}")?;
+                writeln!(out, "{rec}").map_err(at_path(path))?;
             }
-            out.flush()?;
+            out.flush().map_err(at_path(path))?;
         }
         Some(cv)
     } else {
@@ -864,8 +869,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let model = train::train_final(&pages, &recipe, data, cv.as_ref(), train::today())?;
     let final_s = t2.elapsed().as_secs_f64();
     let bytes = model.to_bytes()?;
-    std::fs::write(&args.out, &bytes)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.out.display()))?;
+    std::fs::write(&args.out, &bytes).map_err(at_path(&args.out))?;
     eprintln!(
         "textsift: wrote {} ({:.2} MB, {} trees) after {:.0} s",
         args.out.display(),
@@ -886,7 +890,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             seconds: (load_s, cv_s, final_s),
             peak_rss_mb: train::peak_rss_mb(),
         });
-        std::fs::write(path, report).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        std::fs::write(path, report).map_err(at_path(path))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -916,18 +920,16 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         ))?;
     }
     if let Some(path) = &args.pages {
-        let mut out = BufWriter::new(
-            std::fs::File::create(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
-        );
+        let mut out = BufWriter::new(std::fs::File::create(path).map_err(at_path(path))?);
         for (s, o) in e.pages.iter().zip(&oracle.pages) {
             let rec = serde_json::json!({
                 "id": s.id, "page_type": s.page_type, "precision": s.precision,
                 "recall": s.recall, "f1": s.f1, "oracle_f1": o.f1,
                 "oracle_precision": o.precision, "oracle_recall": o.recall,
             });
-            writeln!(out, "{rec}")?;
+            writeln!(out, "{rec}").map_err(at_path(path))?;
         }
-        out.flush()?;
+        out.flush().map_err(at_path(path))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -582,6 +582,38 @@ fn features_document_is_up_to_date() {
 }
 
 #[test]
+fn a_failed_write_is_one_line_and_exit_1() {
+    // As a run whose output fills the disk: every write to /dev/full fails (Linux).
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(
+        &page,
+        "<title>T</title><p>A paragraph of the page's main text.</p>",
+    )
+    .unwrap();
+    for args in [&["features"][..], &["extract", path_str(&page)][..]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let o = Command::new(env!("CARGO_BIN_EXE_textsift"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with("textsift: cannot write to standard output: No space left"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn a_closed_output_pipe_ends_quietly() {
     // As `textsift model-info | head -0`: the reader is gone before anything is written.
     for args in [&["model-info"][..], &["features"][..]] {
