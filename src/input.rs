@@ -58,6 +58,12 @@ impl Item {
             url: None,
         }
     }
+
+    /// The page's URL when its source does not say it already (a JSON Lines record named by
+    /// its `id` that gives its `url` too): what output records add beside `source`.
+    pub fn url_apart(&self) -> Option<&str> {
+        self.url.as_deref().filter(|url| *url != self.source)
+    }
 }
 
 /// Expand command-line inputs: `-` is standard input, a directory is walked recursively in

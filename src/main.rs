@@ -614,8 +614,8 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         let source = &item.source;
         let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
         let warc = item.warc.clone().unwrap_or_default();
-        // The page's URL when the source does not say it already; once for all its blocks.
-        let url = item.url.as_ref().filter(|url| **url != item.source);
+        // Once for all the page's blocks.
+        let url = item.url_apart();
         // With --labels, the earlier labels stand in for the model's.
         let earlier_labels: Option<Vec<Option<Label>>> = earlier.as_ref().map(|earlier| {
             let texts: Vec<&str> = e.blocks.iter().map(|b| b.collapsed_text()).collect();
@@ -631,7 +631,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 source: source.to_string(),
                 warc_record_id: warc.id.clone(),
                 warc_date: warc.date.clone(),
-                url: url.cloned(),
+                url: url.map(String::from),
                 index: b.index,
                 label: earlier_labels.as_ref().map_or(Some(b.label), |l| l[i]),
                 score: Some(b.score),
@@ -734,8 +734,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             md
         });
         let record = || textsift::output::PageRecord {
-            // As in `blocks` records: only when the source does not say it already.
-            url: item.url.as_deref().filter(|url| *url != source),
+            url: item.url_apart(),
             markdown: markdown.as_deref(),
             ..textsift::output::to_json(source, item.warc.as_ref(), &e, with_blocks)
         };

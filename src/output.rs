@@ -752,7 +752,8 @@ fn code_block_under(code: &str, prefix: &str) -> String {
 
 /// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, then for a page
 /// of a WARC file `warc_record_id` and `warc_date`, `url` when the input names it apart from
-/// `source`, then `title`, `text`, `markdown` and `blocks` when asked (a reader of a long JSON Lines file sees the title before the text).
+/// `source`, then `title`, `text`, `markdown` and `blocks` when asked (a reader of a long JSON
+/// Lines file sees the title before the text).
 #[derive(Debug, Serialize)]
 pub struct PageRecord<'a> {
     /// The input as given, or the record id.
