@@ -952,7 +952,11 @@ fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         d.drop_repeats
     );
     for (k, v) in &i.cv {
-        text.push_str(&format!("cv.{k}: {v:.4}\n"));
+        // Counts (the folds) as counts, scores to four places.
+        match k.as_str() {
+            "folds" => text.push_str(&format!("cv.{k}: {v}\n")),
+            _ => text.push_str(&format!("cv.{k}: {v:.4}\n")),
+        }
     }
     text.push_str(&format!("recipe:\n{}\n", i.recipe));
     emit(&text)?;

@@ -614,6 +614,29 @@ fn a_failed_write_is_one_line_and_exit_1() {
 }
 
 #[test]
+fn model_info_describes_the_embedded_model_and_refuses_a_missing_file() {
+    let o = textsift(&["model-info"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let info = stdout(&o);
+    assert!(info.starts_with("kind: boosted: "), "{info}");
+    // The recipe's folds as a count, the scores to four places, then the recipe itself.
+    assert!(info.contains("\ncv.folds: 5\n"), "{info}");
+    let f1 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("cv.word_f1: "))
+        .expect("a cross-validated word F1");
+    assert!(
+        f1.len() == 6 && f1.parse::<f64>().is_ok_and(|v| v > 0.5),
+        "{f1}"
+    );
+    assert!(info.contains("\nrecipe:\n[model]\n"), "{info}");
+    let o = textsift(&["model-info", "no-such-model.tsm"], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("no-such-model.tsm"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_closed_output_pipe_ends_quietly() {
     // As `textsift model-info | head -0`: the reader is gone before anything is written.
     for args in [&["model-info"][..], &["features"][..]] {
