@@ -99,6 +99,7 @@ pub enum Weighting {
 #[serde(deny_unknown_fields, default)]
 pub struct LabelRecipe {
     /// A block is content when at least this share of its words align with the gold text.
+    #[serde(serialize_with = "f32_short")]
     pub min_aligned: f32,
     /// Share of the pages with gold text that are also trained on as two clean copies, all
     /// content: their gold text alone as a plain page ([`crate::annotate::clean_copy`]), and
@@ -124,7 +125,22 @@ pub struct CvRecipe {
     pub folds: usize,
     /// Candidate score thresholds; the one with the best cross-validated word F1 is stored in
     /// the model.
+    #[serde(serialize_with = "f32s_short")]
     pub thresholds: Vec<f32>,
+}
+
+/// An `f32` as the shortest decimal that reads back as it: TOML's floats have 64 bits, in
+/// which `0.3f32` would be written 0.30000001192092896 (in the report and `model-info`).
+fn short(v: f32) -> f64 {
+    v.to_string().parse().unwrap_or(f64::from(v))
+}
+
+fn f32_short<S: serde::Serializer>(v: &f32, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(short(*v))
+}
+
+fn f32s_short<S: serde::Serializer>(v: &[f32], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|&v| short(v)))
 }
 
 impl Default for CvRecipe {
@@ -871,6 +887,13 @@ mod tests {
         let r = Recipe::from_toml("[model]\ntrees = 7\n").unwrap();
         assert_eq!(r.model.trees, 7);
         assert_eq!(Recipe::from_toml(&r.to_toml()).unwrap(), r);
+        // Written as given, and read back the same.
+        let r = Recipe::from_toml("[labels]\nmin_aligned = 0.45\n[cv]\nthresholds = [0.3, 0.35]\n")
+            .unwrap();
+        let toml = r.to_toml();
+        assert!(toml.contains("min_aligned = 0.45\n"), "{toml}");
+        assert!(toml.contains("thresholds = [0.3, 0.35]\n"), "{toml}");
+        assert_eq!(Recipe::from_toml(&toml).unwrap(), r);
         // Without a recipe, `train` uses the shipped one.
         let shipped = Recipe::from_toml(include_str!("../training/recipe.toml")).unwrap();
         assert_eq!(shipped, Recipe::default());
