@@ -902,6 +902,16 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     }
     decoding.decoder.validate()?;
     let (mut pages, _) = load_pages(&args.data, args.min_aligned)?;
+    // The same pages and blocks as the model's training data: scores of pages it has seen,
+    // which say little of pages it has not (a first look at the embedded model on WCXB dev).
+    let blocks: usize = pages.iter().map(|p| p.texts.len()).sum();
+    if (pages.len(), blocks) == (model.info.pages, model.info.blocks) {
+        eprintln!(
+            "textsift: note: the model was trained on these {} pages, so these scores are of \
+             pages it has seen; `textsift train --cv-only` scores pages of sites left out",
+            pages.len()
+        );
+    }
     let scores = pages
         .iter_mut()
         .map(|p| {

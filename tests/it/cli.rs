@@ -514,6 +514,92 @@ fn generated(i: usize) -> String {
     )
 }
 
+/// The gold main text of [`generated`] page `i`: its heading and paragraphs.
+fn generated_gold(i: usize) -> String {
+    let mut gold = format!("Story number {i}");
+    for p in 0..i % 5 + 1 {
+        gold.push_str(&format!(
+            "\n\nParagraph {p} of page {i} tells how the {} crossed the valley on day {}, \
+             with a note and a date: 2024-0{}-1{}.",
+            ["river", "road", "railway", "trail"][(i + p) % 4],
+            i * 7 + p,
+            p % 9 + 1,
+            i % 10
+        ));
+    }
+    gold
+}
+
+#[test]
+fn eval_says_when_it_scores_the_pages_the_model_was_trained_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = |name: &str, pages: std::ops::Range<usize>| {
+        let lines: String = pages
+            .map(|i| {
+                let page = serde_json::json!({"id": format!("p{i}"), "html": generated(i),
+                                              "text": generated_gold(i)});
+                format!("{page}\n")
+            })
+            .collect();
+        let path = dir.path().join(name);
+        std::fs::write(&path, lines).unwrap();
+        path
+    };
+    let all = manifest("all.jsonl", 0..12);
+    let some = manifest("some.jsonl", 0..6);
+    let model = dir.path().join("m.tsm");
+    let trained = textsift(
+        &[
+            "train",
+            "--data",
+            path_str(&all),
+            "--out",
+            path_str(&model),
+            "--folds",
+            "0",
+            "--trees",
+            "20",
+        ],
+        None,
+    );
+    assert_eq!(trained.status.code(), Some(0), "{}", stderr(&trained));
+    let note = "note: the model was trained on these 12 pages";
+    let seen = textsift(
+        &[
+            "eval",
+            "--model",
+            path_str(&model),
+            "--data",
+            path_str(&all),
+        ],
+        None,
+    );
+    assert_eq!(seen.status.code(), Some(0), "{}", stderr(&seen));
+    assert!(stderr(&seen).contains(note), "{}", stderr(&seen));
+    assert!(
+        stdout(&seen).contains("| **all** | 12 |"),
+        "{}",
+        stdout(&seen)
+    );
+    let part = textsift(
+        &[
+            "eval",
+            "--model",
+            path_str(&model),
+            "--data",
+            path_str(&some),
+        ],
+        None,
+    );
+    assert_eq!(part.status.code(), Some(0), "{}", stderr(&part));
+    assert!(!stderr(&part).contains("note:"), "{}", stderr(&part));
+    assert!(
+        stdout(&part).contains("| **all** | 6 |"),
+        "{}",
+        stdout(&part)
+    );
+}
+
 #[test]
 fn output_is_the_same_for_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
