@@ -385,8 +385,9 @@ fn emit(text: &str) -> anyhow::Result<()> {
 /// found under it ([`is_broken_pipe`]) and ends the command quietly.
 const STDOUT: &str = "cannot write to standard output";
 
-/// A failed read or write of a file named on the command line, reported with its path.
-fn at_path(path: &std::path::Path) -> impl Fn(std::io::Error) -> anyhow::Error + '_ {
+/// An error about a file named on the command line (it cannot be read or written, or does not
+/// parse), reported with its path.
+fn at_path<E: std::fmt::Display>(path: &std::path::Path) -> impl Fn(E) -> anyhow::Error + '_ {
     move |e| anyhow::anyhow!("{}: {e}", path.display())
 }
 
@@ -603,7 +604,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         Some(path) => Some(
             // A file that cannot be read is named here; a bad line names its file itself.
             textsift::annotate::EarlierLabels::load(path).map_err(|e| match e {
-                Error::Io { .. } => anyhow::anyhow!("{}: {e}", path.display()),
+                e @ Error::Io { .. } => at_path(path)(e),
                 e => e.into(),
             })?,
         ),
@@ -765,7 +766,7 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
     let mut skipped = Vec::new();
     for d in data {
         let (ok, bad) = textsift::annotate::load(d, min_aligned, input::DEFAULT_MAX_BYTES)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?;
+            .map_err(at_path(d))?;
         for (id, e) in bad {
             let line = format!("textsift: {}: page {id}: {e} (skipped)", d.display());
             eprintln!("{}", one_line(&line));
@@ -788,7 +789,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     }
     let mut recipe = match &args.recipe {
         Some(p) => Recipe::from_toml(&std::fs::read_to_string(p).map_err(at_path(p))?)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+            .map_err(at_path(p))?,
         None => Recipe::default(),
     };
     let m = &mut recipe.model;
