@@ -59,5 +59,28 @@ pub enum Error {
     Training(String),
 }
 
+impl Error {
+    /// A short, stable name of the kind of error (`too_large`, `not_html`, `cannot_read`...),
+    /// for programs that sort failures without reading the messages, such as a corpus run
+    /// that retries pages that could not be read but not pages that are not HTML.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Io { .. } => "cannot_read",
+            Error::Write { .. } => "cannot_write",
+            Error::Gzip(_) => "bad_gzip",
+            Error::Empty => "empty",
+            Error::NotHtml(_) => "not_html",
+            Error::NoPage(_) => "no_page",
+            Error::Record(_) => "bad_record",
+            Error::TooLarge(_) => "too_large",
+            Error::Model(_) => "model_refused",
+            Error::Config(_) => "invalid_setting",
+            Error::Annotation(_) => "bad_annotation",
+            Error::Internal(_) => "internal",
+            Error::Training(_) => "training_failed",
+        }
+    }
+}
+
 /// Result type of the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

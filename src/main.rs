@@ -200,6 +200,11 @@ struct InputArgs {
     /// Largest page accepted, in bytes, before and after gunzip; a larger page is refused.
     #[arg(long, default_value_t = input::DEFAULT_MAX_BYTES, value_parser = parse_limit::<u64>)]
     max_bytes: u64,
+    /// Also write every page that failed to FILE, as JSON Lines in input order: {"source",
+    /// "warc_record_id" or "url" when known, "kind" (too_large, not_html, cannot_read, empty,
+    /// bad_gzip, bad_record, internal), "error"}; the file is created even when none fails.
+    #[arg(long, value_name = "FILE")]
+    errors: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -521,6 +526,15 @@ fn run_batch(
     let progress =
         std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| progress_bar(files));
     let started = std::time::Instant::now();
+    // Created before any page is read, so that a path that cannot be written stops the run
+    // at once rather than after hours of work.
+    let mut errors = match &input.errors {
+        Some(path) => Some((
+            BufWriter::new(std::fs::File::create(path).map_err(at_path(path))?),
+            path,
+        )),
+        None => None,
+    };
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
     out.write_all(frame.0.as_bytes()).context(STDOUT)?;
@@ -533,16 +547,17 @@ fn run_batch(
             let mut item = page.read();
             let bytes = std::mem::replace(&mut item.bytes, Ok(Vec::new()));
             let result = bytes.and_then(|b| textsift::batch::isolate(|| work(&item, &b)));
-            (k, item.source, result)
+            (k, item, result)
         },
-        |(k, source, result)| -> anyhow::Result<()> {
+        |(k, item, result)| -> anyhow::Result<()> {
             if let Ok(text) = &result {
                 out.write_all(text.as_bytes()).context(STDOUT)?;
                 // Each page goes out whole as soon as it is done: a reader down the pipe sees
                 // it at once, and a run that is killed leaves only whole pages behind.
                 out.flush().context(STDOUT)?;
             }
-            let failure = tally.count(&source, &result);
+            let failure = tally.count(&item.source, &result);
+            let failed = failure.is_some();
             match (&progress, failure) {
                 (Some(bar), failure) => {
                     if let Some(line) = failure {
@@ -561,6 +576,12 @@ fn run_batch(
                 }
                 (None, Some(line)) => eprintln!("{line}"),
                 (None, None) => {}
+            }
+            if let (Some((file, path)), true, Err(e)) = (&mut errors, failed, &result) {
+                let record = textsift::output::FailureRecord::new(&item, e);
+                writeln!(file, "{}", textsift::output::json(&record, false))
+                    .and_then(|()| file.flush())
+                    .map_err(at_path(path))?;
             }
             Ok(())
         },

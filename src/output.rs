@@ -802,6 +802,39 @@ pub fn to_json<'a>(
     }
 }
 
+/// A page that could not be processed, as a record: which page (named as a [`PageRecord`]
+/// names it) and why, so that a batch's failures can be listed, counted or retried by a
+/// program.
+#[derive(Debug, Serialize)]
+pub struct FailureRecord<'a> {
+    /// The input as given, or the record's id ([`crate::input::Item::source`]).
+    pub source: &'a str,
+    /// The `WARC-Record-ID` of the record the page came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warc_record_id: Option<&'a str>,
+    /// The page's URL when the input names it apart from `source`
+    /// ([`crate::input::Item::url_apart`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<&'a str>,
+    /// The kind of failure ([`Error::kind`](crate::Error::kind)).
+    pub kind: &'static str,
+    /// The message, as reported on stderr after the source.
+    pub error: String,
+}
+
+impl<'a> FailureRecord<'a> {
+    /// The record of a page of `item` that failed with `error`.
+    pub fn new(item: &'a crate::input::Item, error: &crate::Error) -> FailureRecord<'a> {
+        FailureRecord {
+            source: &item.source,
+            warc_record_id: item.warc.as_ref().and_then(|w| w.id.as_deref()),
+            url: item.url_apart(),
+            kind: error.kind(),
+            error: error.to_string(),
+        }
+    }
+}
+
 /// A record as JSON (`pretty`: indented), the line separators that JSON leaves as they are
 /// escaped: U+2028, U+2029 and U+0085 (NEL), which scraped text holds and on which some
 /// readers split lines (Python's `str.splitlines`, JavaScript before ES2019), cutting a JSON

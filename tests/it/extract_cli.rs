@@ -1358,3 +1358,104 @@ fn an_old_news_page_gives_its_headline_once_and_its_story() {
         }
     }
 }
+
+#[test]
+fn errors_file_lists_failed_pages_in_input_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("a.html"), article(1)).unwrap();
+    std::fs::write(p("b.html"), b"").unwrap();
+    std::fs::write(p("c.html"), article(2)).unwrap();
+    // A WARC record whose page is over the size limit, named by its record id too.
+    let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
+    http.extend_from_slice(article(3).repeat(4).as_bytes());
+    std::fs::write(
+        p("crawl.warc"),
+        warc_response("https://example.com/big", &http),
+    )
+    .unwrap();
+    // A JSON Lines record with an id and a url, and a line that is no record.
+    std::fs::write(
+        p("pages.jsonl"),
+        "{\"id\": \"r1\", \"url\": \"https://example.com/r1\", \"html\": \"\\u0089PNG\\r\\n\\u001a\\n\"}\nnot json\n",
+    )
+    .unwrap();
+    let (good, warc, jsonl) = (p("a.html"), p("crawl.warc"), p("pages.jsonl"));
+    let inputs = [
+        &good,
+        &p("b.html"),
+        &p("c.html"),
+        &p("missing.html"),
+        &warc,
+        &jsonl,
+    ];
+    let expected = [
+        serde_json::json!({"source": p("b.html"), "kind": "empty", "error": "empty input"}),
+        serde_json::json!({"source": p("missing.html"), "kind": "cannot_read"}),
+        serde_json::json!({"source": "https://example.com/big", "kind": "too_large",
+            "warc_record_id": warc_record_id("https://example.com/big")}),
+        serde_json::json!({"source": "r1", "url": "https://example.com/r1", "kind": "not_html"}),
+        serde_json::json!({"source": format!("{jsonl}:2"), "kind": "bad_record"}),
+    ];
+    for (command, threads) in [("extract", "1"), ("extract", "2"), ("blocks", "2")] {
+        let errors = p(&format!("errors-{command}-{threads}.jsonl"));
+        let mut args = vec![command, "--threads", threads, "--max-bytes", "4000"];
+        args.extend(["--errors", errors.as_str()]);
+        args.extend(inputs.iter().map(|s| s.as_str()));
+        let out = textsift(&args, None);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            stderr(&out).ends_with("7 pages, 2 ok, 5 failed\n"),
+            "{}",
+            stderr(&out)
+        );
+        let sources: Vec<String> = records(&out)
+            .iter()
+            .map(|r| r["source"].as_str().unwrap().to_string())
+            .collect();
+        assert!(sources.contains(&p("c.html")), "{sources:?}");
+        let written = std::fs::read_to_string(&errors).unwrap();
+        let got: Vec<serde_json::Value> = written
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(got.len(), expected.len(), "{written}");
+        for (g, e) in got.iter().zip(&expected) {
+            // Every key expected is there with its value, and no other key but the message.
+            for (key, value) in e.as_object().unwrap() {
+                assert_eq!(&g[key], value, "{key} in {g}");
+            }
+            let keys = |v: &serde_json::Value| {
+                let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+                keys.push("error".into());
+                keys.sort_unstable();
+                keys.dedup();
+                keys
+            };
+            assert_eq!(keys(g), keys(e), "{g}");
+            // The message is the one stderr gives after the source.
+            let line = format!(
+                "{}: {}",
+                g["source"].as_str().unwrap(),
+                g["error"].as_str().unwrap()
+            );
+            assert!(stderr(&out).contains(&line), "{line}");
+        }
+    }
+
+    // No failure: the file is there, empty.
+    let errors = p("none.jsonl");
+    let out = textsift(&["extract", "--errors", &errors, &good], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&errors).unwrap(), "");
+
+    // A file that cannot be created stops the run before any page is read.
+    let bad = p("no-such-dir/errors.jsonl");
+    let out = textsift(&["extract", "--errors", &bad, &good], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(
+        stderr(&out),
+        format!("textsift: {bad}: No such file or directory (os error 2)\n")
+    );
+}
