@@ -509,12 +509,22 @@ fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
 /// source, declared charset and WARC record it reads, and its bytes), write what it returns in
 /// input order between `frame`'s two parts, report bad pages, and end with a summary.
 fn run_batch(
+    command: &str,
     input: &InputArgs,
     frame: (&str, &str),
     work: impl Fn(&input::Item, &[u8]) -> textsift::Result<String> + Sync,
 ) -> anyhow::Result<ExitCode> {
     let max_bytes = input.max_bytes;
     let expanded = input::expand(&input.inputs);
+    if let Some(errors) = &input.errors {
+        if let Some(same) = input_file(errors, &expanded) {
+            usage_error(
+                command,
+                clap::error::ErrorKind::ArgumentConflict,
+                &format!("--errors would overwrite an input: {same}"),
+            );
+        }
+    }
     let files = expanded.len();
     // Each page carries the number of its input, so that the bar counts inputs done.
     let items = expanded
@@ -594,6 +604,21 @@ fn run_batch(
     Ok(tally.finish())
 }
 
+/// The input that is the file at `path`, if one is: a file written there would be truncated
+/// before it is read. Only inputs of the same file name are looked at on disk, so that a
+/// batch of many files costs no more than a comparison of names.
+fn input_file<'a>(
+    path: &std::path::Path,
+    inputs: &'a [(String, Option<PathBuf>)],
+) -> Option<&'a str> {
+    let target = std::fs::canonicalize(path).ok()?;
+    inputs.iter().find_map(|(source, p)| {
+        let p = p.as_ref()?;
+        (p.file_name() == target.file_name() && std::fs::canonicalize(p).is_ok_and(|p| p == target))
+            .then_some(source.as_str())
+    })
+}
+
 /// The progress shown on a terminal: a bar with the time left when several inputs are named
 /// or found in directories, a spinner for one input (a WARC or JSON Lines file holds an
 /// unknown number of pages).
@@ -632,7 +657,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let (carried, unlabeled) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let code = run_batch(&args.input, ("", ""), |item, bytes| {
+    let code = run_batch("blocks", &args.input, ("", ""), |item, bytes| {
         let source = &item.source;
         let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
         let warc = item.warc.clone().unwrap_or_default();
@@ -745,30 +770,35 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     } else {
         (String::new(), "")
     };
-    run_batch(&args.input, (&frame.0, frame.1), |item, bytes| {
-        let source = item.source.as_str();
-        let url = item.url.as_deref().or(args.url.as_deref());
-        let e = ex.extract_fetched(bytes, item.charset.as_deref(), url)?;
-        // Without the blank line that ends a page of `--format markdown`, as `text` has none.
-        let markdown = with_markdown.then(|| {
-            let mut md = textsift::output::to_markdown(&e);
-            md.truncate(md.trim_end().len());
-            md
-        });
-        let record = || textsift::output::PageRecord {
-            url: item.url_apart(),
-            markdown: markdown.as_deref(),
-            ..textsift::output::to_json(source, item.warc.as_ref(), &e, with_blocks)
-        };
-        Ok(match format {
-            Format::Text => named(source, textsift::output::to_text(&e)),
-            Format::Markdown => named(source, textsift::output::to_markdown(&e)),
-            Format::Html if single => textsift::output::to_html(source, &e),
-            Format::Html => textsift::output::html_section(source, &e),
-            Format::Json => format!("{}\n", textsift::output::json(&record(), true)),
-            Format::Jsonl => format!("{}\n", textsift::output::json(&record(), false)),
-        })
-    })
+    run_batch(
+        "extract",
+        &args.input,
+        (&frame.0, frame.1),
+        |item, bytes| {
+            let source = item.source.as_str();
+            let url = item.url.as_deref().or(args.url.as_deref());
+            let e = ex.extract_fetched(bytes, item.charset.as_deref(), url)?;
+            // Without the blank line that ends a page of `--format markdown`, as `text` has none.
+            let markdown = with_markdown.then(|| {
+                let mut md = textsift::output::to_markdown(&e);
+                md.truncate(md.trim_end().len());
+                md
+            });
+            let record = || textsift::output::PageRecord {
+                url: item.url_apart(),
+                markdown: markdown.as_deref(),
+                ..textsift::output::to_json(source, item.warc.as_ref(), &e, with_blocks)
+            };
+            Ok(match format {
+                Format::Text => named(source, textsift::output::to_text(&e)),
+                Format::Markdown => named(source, textsift::output::to_markdown(&e)),
+                Format::Html if single => textsift::output::to_html(source, &e),
+                Format::Html => textsift::output::html_section(source, &e),
+                Format::Json => format!("{}\n", textsift::output::json(&record(), true)),
+                Format::Jsonl => format!("{}\n", textsift::output::json(&record(), false)),
+            })
+        },
+    )
 }
 
 fn load_model(path: Option<&PathBuf>) -> textsift::Result<Model> {

@@ -1449,6 +1449,19 @@ fn errors_file_lists_failed_pages_in_input_order() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&errors).unwrap(), "");
 
+    // An input named as the errors file is a usage error, and the input is left as it was.
+    let before = std::fs::read(&jsonl).unwrap();
+    let out = textsift(&["extract", "--errors", &jsonl, &good, &jsonl], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "error: --errors would overwrite an input: {jsonl}\n"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&jsonl).unwrap(), before);
+
     // A file that cannot be created stops the run before any page is read.
     let bad = p("no-such-dir/errors.jsonl");
     let out = textsift(&["extract", "--errors", &bad, &good], None);
