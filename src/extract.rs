@@ -410,35 +410,6 @@ mod tests {
         assert_eq!(b.decoding.attach_headings, flipped);
     }
 
-    /// One extractor serves many threads at once (as a library user's thread pool would use
-    /// it), each page's result the same as on one thread.
-    #[test]
-    fn one_extractor_serves_threads_alike() {
-        let ex = Extractor::new().unwrap();
-        let pages: Vec<String> = (0..8)
-            .map(|n| {
-                format!(
-                    "<title>Story {n}</title><nav><a href=/>Home</a> <a href=/n>News</a></nav>\
-                     <article><h1>Story {n}</h1><p>Paragraph of story {n}, told in a sentence \
-                     long enough to read as the main text of the page.</p></article>"
-                )
-            })
-            .collect();
-        let alone: Vec<Extraction> = pages
-            .iter()
-            .map(|p| ex.extract(p.as_bytes()).unwrap())
-            .collect();
-        let shared: Vec<Extraction> = std::thread::scope(|scope| {
-            let handles: Vec<_> = pages
-                .iter()
-                .map(|p| scope.spawn(|| ex.extract(p.as_bytes()).unwrap()))
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        assert_eq!(alone, shared);
-        assert!(alone[3].text.contains("story 3"), "{}", alone[3].text);
-    }
-
     #[test]
     fn an_extractor_keeps_links_when_asked() {
         let page = b"<article><p>See <a href=/x>the x page</a> for more.</p>\
