@@ -1369,11 +1369,13 @@ fn errors_file_lists_failed_pages_in_input_order() {
     // A WARC record whose page is over the size limit, named by its record id too.
     let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
     http.extend_from_slice(article(3).repeat(4).as_bytes());
-    std::fs::write(
-        p("crawl.warc"),
-        warc_response("https://example.com/big", &http),
-    )
-    .unwrap();
+    // Before it, a redirect: a record without a page, passed over, not a failure.
+    let mut warc = warc_response(
+        "https://example.com/old",
+        b"HTTP/1.1 301 Moved Permanently\r\nLocation: /big\r\n\r\n",
+    );
+    warc.extend(warc_response("https://example.com/big", &http));
+    std::fs::write(p("crawl.warc"), warc).unwrap();
     // A JSON Lines record with an id and a url, and a line that is no record.
     std::fs::write(
         p("pages.jsonl"),
@@ -1405,7 +1407,10 @@ fn errors_file_lists_failed_pages_in_input_order() {
         let out = textsift(&args, None);
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         assert!(
-            stderr(&out).ends_with("7 pages, 2 ok, 5 failed\n"),
+            stderr(&out).ends_with(
+                "7 pages, 2 ok, 5 failed; 1 WARC record without a page passed over (redirects, \
+                 error pages, empty responses, other media types)\n"
+            ),
             "{}",
             stderr(&out)
         );
