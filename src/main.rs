@@ -171,7 +171,8 @@ and keep the labels: textsift blocks --labels old.jsonl PAGES > new.jsonl
 Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
 records), directories (walked in sorted order) or - for standard input (also read when no
 input is named and pages are piped in). A page that cannot be read is reported on stderr and
-skipped; the exit code is 1 when any page failed, 2 on a usage error."#;
+skipped (and listed in FILE with --errors FILE); the exit code is 1 when any page failed, 2 on
+a usage error."#;
 
 const EXTRACT_EXAMPLE: &str = r#"Examples:
   $ textsift extract page.html                       # title and main text
@@ -183,11 +184,11 @@ const EXTRACT_EXAMPLE: &str = r#"Examples:
 Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
 records), directories (walked in sorted order) or - for standard input (also read when no
 input is named and pages are piped in). Output order is input order, the same for any
---threads. A page that cannot be read is reported on stderr with its source and skipped; a
-summary line ends a batch, and counts the WARC records that hold no page (redirects, error
-pages, empty responses, other media types), which are passed over. Exit code: 0 when every
-page was extracted, 1 when any failed (or the model could not be loaded), 2 on a usage
-error."#;
+--threads. A page that cannot be read is reported on stderr with its source and skipped
+(and listed in FILE as a JSON Lines record with --errors FILE); a summary line ends a batch,
+and counts the WARC records that hold no page (redirects, error pages, empty responses, other
+media types), which are passed over. Exit code: 0 when every page was extracted, 1 when any
+failed (or the model could not be loaded), 2 on a usage error."#;
 
 #[derive(Args)]
 struct InputArgs {
