@@ -18,6 +18,83 @@ pub(crate) fn too_many_bytes(max_bytes: u64, what: &str) -> Error {
     ))
 }
 
+/// The fields of a JSON Lines record that are read; every other field is passed over unread.
+/// Datasets name them differently (`raw_html`, `content`, `doc_id`...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordKeys {
+    /// The field that holds the page's HTML, as a string (`html`).
+    pub html: String,
+    /// The field that names the record, any JSON value (`id`).
+    pub id: String,
+    /// The field that gives the page's URL, a string (`url`): the record's name when it has no
+    /// id, and what its links resolve against.
+    pub url: String,
+}
+
+impl Default for RecordKeys {
+    fn default() -> RecordKeys {
+        RecordKeys {
+            html: "html".into(),
+            id: "id".into(),
+            url: "url".into(),
+        }
+    }
+}
+
+/// How inputs are read: the byte limit of a page, and the fields of JSON Lines records.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    max_bytes: u64,
+    keys: std::sync::Arc<RecordKeys>,
+}
+
+impl Default for Reading {
+    /// [`DEFAULT_MAX_BYTES`] and the fields `html`, `id` and `url`.
+    fn default() -> Reading {
+        Reading::new(DEFAULT_MAX_BYTES)
+    }
+}
+
+impl Reading {
+    /// Pages up to `max_bytes` (before and after gunzip), records with the fields `html`,
+    /// `id` and `url`.
+    pub fn new(max_bytes: u64) -> Reading {
+        Reading {
+            max_bytes,
+            keys: Default::default(),
+        }
+    }
+
+    /// Read JSON Lines records by other fields; refused when a field name is empty or when
+    /// the page's field is also the id's or the URL's (the id and the URL may share one).
+    pub fn keys(mut self, keys: RecordKeys) -> Result<Reading> {
+        if keys.html.is_empty() || keys.id.is_empty() || keys.url.is_empty() {
+            return Err(Error::Config(
+                "a record's field name cannot be empty".into(),
+            ));
+        }
+        if keys.html == keys.id || keys.html == keys.url {
+            return Err(Error::Config(format!(
+                "the field {:?} cannot hold both the page and its {}",
+                keys.html,
+                if keys.html == keys.id { "id" } else { "URL" }
+            )));
+        }
+        self.keys = std::sync::Arc::new(keys);
+        Ok(self)
+    }
+
+    /// The largest page accepted, in bytes.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// The fields of JSON Lines records.
+    pub fn record_keys(&self) -> &RecordKeys {
+        &self.keys
+    }
+}
+
 /// One page to process.
 #[derive(Debug)]
 pub struct Item {
@@ -349,16 +426,17 @@ fn stream_error(e: std::io::Error, other: impl FnOnce(std::io::Error) -> Error) 
 }
 
 /// Every page of one input, lazily: a WARC file (its `response` records and HTML `resource`
-/// records, recognised by the `WARC/` header), a JSON Lines file of `{"id", "html"}` records (recognised by a leading
-/// `{`; a record without `id` is named by its `url`, else by file and line), or a single
-/// page. Pages are read one at a time, so a large WARC file streams. A panic while they are
+/// records, recognised by the `WARC/` header), a JSON Lines file of `{"id", "html"}` records
+/// (recognised by a leading `{`; a record without `id` is named by its `url`, else by file and
+/// line; `reading` may name other fields), or a single page, of at most `reading`'s
+/// [`Reading::max_bytes`]. Pages are read one at a time, so a large WARC file streams. A panic while they are
 /// read (a bug) is a failed page named by the input, which ends there.
 pub fn pages(
     source: String,
     path: Option<PathBuf>,
-    max_bytes: u64,
+    reading: &Reading,
 ) -> Box<dyn Iterator<Item = Item> + Send> {
-    Box::new(opened(source, path, max_bytes, false).map(Pending::read))
+    Box::new(opened(source, path, reading, false).map(Pending::read))
 }
 
 /// The pages of an input as [`pages`] reads them; with `defer`, the records of a JSON Lines
@@ -367,11 +445,11 @@ pub fn pages(
 fn opened(
     source: String,
     path: Option<PathBuf>,
-    max_bytes: u64,
+    reading: &Reading,
     defer: bool,
 ) -> Box<dyn Iterator<Item = Pending> + Send> {
     let name = source.clone();
-    match crate::batch::isolate(|| Ok(opened_unguarded(source, path, max_bytes, defer))) {
+    match crate::batch::isolate(|| Ok(opened_unguarded(source, path, reading, defer))) {
         Ok(inner) => Box::new(Guarded {
             source: name,
             inner: Some(inner),
@@ -430,9 +508,10 @@ impl<I: Iterator<Item = Pending>> Iterator for Guarded<I> {
 fn opened_unguarded(
     source: String,
     path: Option<PathBuf>,
-    max_bytes: u64,
+    reading: &Reading,
     defer: bool,
 ) -> Box<dyn Iterator<Item = Pending> + Send> {
+    let max_bytes = reading.max_bytes;
     let single = |bytes: Result<Vec<u8>>| -> Box<dyn Iterator<Item = Pending> + Send> {
         let item = Item::new(source.clone(), bytes);
         Box::new(std::iter::once(Pending(Deferred::Read(item))))
@@ -453,13 +532,14 @@ fn opened_unguarded(
         Container::Warc => return Box::new(warc_pages(source, stream, max_bytes).map(read)),
         Container::JsonLines => {
             let lines = jsonl_lines(source, stream, max_bytes);
+            let reading = reading.clone();
             return Box::new(lines.map(move |line| match line {
                 Ok((place, line)) if defer => Pending(Deferred::Line {
                     place,
                     line,
-                    max_bytes,
+                    reading: reading.clone(),
                 }),
-                Ok((place, line)) => read(jsonl_record(place, &line, max_bytes)),
+                Ok((place, line)) => read(jsonl_record(place, &line, &reading)),
                 Err(failed) => read(failed),
             }));
         }
@@ -485,13 +565,13 @@ enum Deferred {
     File {
         source: String,
         path: PathBuf,
-        max_bytes: u64,
+        reading: Reading,
     },
     /// A line of a JSON Lines input, not parsed yet; `place` is `FILE:LINE`.
     Line {
         place: String,
         line: Vec<u8>,
-        max_bytes: u64,
+        reading: Reading,
     },
 }
 
@@ -516,19 +596,19 @@ impl Pending {
             Deferred::File {
                 source,
                 path,
-                max_bytes,
+                reading,
             } => {
                 // The file held one page when it was looked at; should it have been replaced
                 // by a WARC file since, its first record stands for it. Unguarded: this runs
                 // in `read`'s isolation already.
-                let first = opened_unguarded(source.clone(), Some(path), max_bytes, false).next();
+                let first = opened_unguarded(source.clone(), Some(path), &reading, false).next();
                 first.map_or_else(|| Item::new(source, Err(Error::Empty)), Pending::read_now)
             }
             Deferred::Line {
                 place,
                 line,
-                max_bytes,
-            } => jsonl_record(place, &line, max_bytes),
+                reading,
+            } => jsonl_record(place, &line, &reading),
         }
     }
 }
@@ -541,7 +621,7 @@ impl Pending {
 pub fn pending_pages(
     source: String,
     path: Option<PathBuf>,
-    max_bytes: u64,
+    reading: &Reading,
 ) -> Box<dyn Iterator<Item = Pending> + Send> {
     if let Some(p) = path.as_deref() {
         // The look at the first bytes inflates them: a panic there (a bug) fails this input.
@@ -550,14 +630,14 @@ pub fn pending_pages(
                 return Box::new(std::iter::once(Pending(Deferred::File {
                     source,
                     path: p.to_path_buf(),
-                    max_bytes,
+                    reading: reading.clone(),
                 })))
             }
             Ok(_) => {}
             Err(e) => return failed(source, e),
         }
     }
-    opened(source, path, max_bytes, true)
+    opened(source, path, reading, true)
 }
 
 /// What a regular file holds, from its first 4 KiB (of a gzip file, from the first bytes they
@@ -695,42 +775,33 @@ fn jsonl_lines(
     })
 }
 
-/// The page of one JSON Lines record (`{"id", "html"}`; without `id`, named by its `url`, else
-/// by `place`), or why the line is not one.
-fn jsonl_record(place: String, line: &[u8], max_bytes: u64) -> Item {
-    #[derive(serde::Deserialize)]
-    struct Record {
-        id: Option<serde_json::Value>,
-        /// The source when there is no `id`: crawl exports often name a page by its URL alone.
-        url: Option<String>,
-        html: String,
-    }
-    /// A record's name alone, read from a record that is refused, so that the report names it.
-    #[derive(serde::Deserialize)]
-    struct Name {
-        id: Option<serde_json::Value>,
-        url: Option<String>,
-    }
-    let name = |id: Option<serde_json::Value>, url: Option<String>| match id {
-        Some(serde_json::Value::String(s)) => Some(s),
-        Some(v) => Some(v.to_string()),
-        None => url,
+/// The page of one JSON Lines record (`{"id", "html"}`, or the fields `reading` names; without
+/// an id, named by its URL, else by `place`), or why the line is not one.
+fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Item {
+    let keys = &*reading.keys;
+    let parse = |line: &[u8], html| {
+        let mut de = serde_json::Deserializer::from_slice(line);
+        let parts = serde::de::DeserializeSeed::deserialize(RecordSeed { keys, html }, &mut de)?;
+        de.end().map(|()| parts)
     };
-    let mut parsed = serde_json::from_slice::<Record>(line);
+    let mut parsed = parse(line, true);
     // Mended only when refused: most lines are plain JSON, read in one pass.
     let mended = parsed.is_err().then(|| mend_json_line(line)).flatten();
     if let Some(m) = &mended {
-        parsed = serde_json::from_slice::<Record>(m);
+        parsed = parse(m, true);
     }
     let line = mended.as_deref().unwrap_or(line);
     match parsed {
-        Ok(r) => {
-            let url = r.url.clone();
-            let source = name(r.id, r.url).unwrap_or(place);
-            let bytes = if r.html.len() as u64 > max_bytes {
-                Err(too_many_bytes(max_bytes, ""))
+        Ok(RecordParts {
+            id,
+            url,
+            html: Some(html),
+        }) => {
+            let source = record_name(id, url.clone()).unwrap_or(place);
+            let bytes = if html.len() as u64 > reading.max_bytes {
+                Err(too_many_bytes(reading.max_bytes, ""))
             } else {
-                Ok(r.html.into_bytes())
+                Ok(html.into_bytes())
             };
             Item {
                 charset: Some("utf-8".into()),
@@ -738,15 +809,151 @@ fn jsonl_record(place: String, line: &[u8], max_bytes: u64) -> Item {
                 ..Item::new(source, bytes)
             }
         }
+        // Not reached: `RecordSeed` refuses a record without its page.
+        Ok(_) => Item::new(place, Err(Error::Record("no page".into()))),
         Err(e) => Item::new(
-            serde_json::from_slice::<Name>(line)
+            // The record's name alone, read again without its page, so that the report
+            // names the record.
+            parse(line, false)
                 .ok()
-                .and_then(|r| name(r.id, r.url))
+                .and_then(|r| record_name(r.id, r.url))
                 .unwrap_or(place),
             Err(Error::Record(format!(
-                "not a JSON record with an \"html\" field: {e}"
+                "not a JSON record with a page in its {:?} field: {e}",
+                keys.html
             ))),
         ),
+    }
+}
+
+/// A record's name: its id (a string as it is, another value as JSON), else its URL.
+fn record_name(id: Option<serde_json::Value>, url: Option<String>) -> Option<String> {
+    match id {
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(v) => Some(v.to_string()),
+        None => url,
+    }
+}
+
+/// The fields of a JSON Lines record that are read.
+#[derive(Default)]
+struct RecordParts {
+    id: Option<serde_json::Value>,
+    url: Option<String>,
+    html: Option<String>,
+}
+
+/// Reads a record's fields by the names in `keys`, passing over the others unread; with `html`
+/// false, the page's field is passed over too, and its absence is no error.
+struct RecordSeed<'k> {
+    keys: &'k RecordKeys,
+    html: bool,
+}
+
+/// What a field of a record is.
+#[derive(Clone, Copy, PartialEq)]
+enum Field {
+    Html,
+    Id,
+    Url,
+    /// One field named as both the id and the URL.
+    IdUrl,
+    Other,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = RecordParts;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<RecordParts, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
+    type Value = RecordParts;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<RecordParts, A::Error> {
+        use serde::de::Error as _;
+        let keys = self.keys;
+        let mut parts = RecordParts::default();
+        let mut seen = [false; 3];
+        while let Some(field) = map.next_key_seed(FieldSeed(keys))? {
+            let (slot, name) = match field {
+                Field::Html if self.html => (0, &keys.html),
+                Field::Id | Field::IdUrl => (1, &keys.id),
+                Field::Url => (2, &keys.url),
+                Field::Html | Field::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if std::mem::replace(&mut seen[slot], true) {
+                return Err(A::Error::custom(format_args!("duplicate field `{name}`")));
+            }
+            match field {
+                Field::Html => parts.html = Some(map.next_value()?),
+                Field::Id => parts.id = map.next_value()?,
+                Field::Url => parts.url = map.next_value()?,
+                _ => {
+                    let value: Option<serde_json::Value> = map.next_value()?;
+                    parts.url = value.as_ref().and_then(|v| v.as_str()).map(str::to_owned);
+                    parts.id = value;
+                }
+            }
+        }
+        if self.html && parts.html.is_none() {
+            return Err(A::Error::custom(format_args!(
+                "missing field `{}`",
+                keys.html
+            )));
+        }
+        Ok(parts)
+    }
+}
+
+/// Tells a record's field by its name, without copying the name.
+struct FieldSeed<'k>(&'k RecordKeys);
+
+impl<'de> serde::de::DeserializeSeed<'de> for FieldSeed<'_> {
+    type Value = Field;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Field, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl serde::de::Visitor<'_> for FieldSeed<'_> {
+    type Value = Field;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> std::result::Result<Field, E> {
+        let keys = self.0;
+        Ok(if name == keys.html {
+            Field::Html
+        } else {
+            match (name == keys.id, name == keys.url) {
+                (true, true) => Field::IdUrl,
+                (true, false) => Field::Id,
+                (false, true) => Field::Url,
+                (false, false) => Field::Other,
+            }
+        })
     }
 }
 
@@ -1756,7 +1963,8 @@ mod tests {
             let path = dir.path().join(name);
             std::fs::write(&path, data).unwrap();
             let pending: Vec<Pending> =
-                pending_pages(name.to_string(), Some(path.clone()), 1 << 20).collect();
+                pending_pages(name.to_string(), Some(path.clone()), &Reading::new(1 << 20))
+                    .collect();
             // Page files are left to be read, JSON Lines records to be parsed; a WARC file is
             // read here.
             let kind = |p: &Pending| match p.0 {
@@ -1773,7 +1981,8 @@ mod tests {
             let records = if *name == "r.jsonl" { 3 } else { 1 };
             assert_eq!(kinds, vec![expected; records], "{name}");
             let read: Vec<Item> = pending.into_iter().map(Pending::read).collect();
-            let direct: Vec<Item> = pages(name.to_string(), Some(path), 1 << 20).collect();
+            let direct: Vec<Item> =
+                pages(name.to_string(), Some(path), &Reading::new(1 << 20)).collect();
             assert_eq!(read.len(), direct.len(), "{name}");
             for (a, b) in read.iter().zip(&direct) {
                 assert_eq!(a.source, b.source, "{name}");
@@ -1785,8 +1994,73 @@ mod tests {
         // A file that cannot be looked at is passed to `pages`, which reports why.
         let missing = dir.path().join("missing.html");
         let pending: Vec<Pending> =
-            pending_pages("missing.html".into(), Some(missing), 1 << 20).collect();
+            pending_pages("missing.html".into(), Some(missing), &Reading::new(1 << 20)).collect();
         assert!(matches!(&pending[..], [Pending(Deferred::Read(item))] if item.bytes.is_err()));
+    }
+
+    #[test]
+    fn json_lines_records_are_read_by_the_fields_named() {
+        let keys = |html: &str, id: &str, url: &str| RecordKeys {
+            html: html.into(),
+            id: id.into(),
+            url: url.into(),
+        };
+        let reading = |k| Reading::new(1 << 20).keys(k).unwrap();
+        let record = |line: &str, r: &Reading| {
+            let item = jsonl_record("f.jsonl:1".into(), line.as_bytes(), r);
+            let bytes = item.bytes.map(|b| String::from_utf8(b).unwrap());
+            (item.source, item.url, bytes.map_err(|e| e.to_string()))
+        };
+        let line = r#"{"html": "<p>a</p>", "doc": {"n": [1]}, "raw": "<p>b</p>", "link": "https://x.example/b", "id": "i", "url": "https://x.example/a"}"#;
+        let ok = |s: &str, u: Option<&str>, b: &str| {
+            (s.to_string(), u.map(String::from), Ok(b.to_string()))
+        };
+        assert_eq!(
+            record(line, &Reading::default()),
+            ok("i", Some("https://x.example/a"), "<p>a</p>")
+        );
+        // Other fields: an id that is not a string is named as JSON; the fields of the
+        // defaults are then passed over like any other.
+        let custom = reading(keys("raw", "doc", "link"));
+        assert_eq!(
+            record(line, &custom),
+            ok(r#"{"n":[1]}"#, Some("https://x.example/b"), "<p>b</p>")
+        );
+        // One field as both the name and the URL.
+        let by_link = reading(keys("raw", "link", "link"));
+        assert_eq!(
+            record(line, &by_link),
+            ok(
+                "https://x.example/b",
+                Some("https://x.example/b"),
+                "<p>b</p>"
+            )
+        );
+        // The page's field missing or repeated, or a record that is not an object: refused,
+        // named by its id when it has one.
+        let (source, _, err) = record(r#"{"doc": "d", "html": "<p>a</p>"}"#, &custom);
+        assert_eq!(source, "d");
+        let err = err.unwrap_err();
+        assert!(
+            err.starts_with(
+                "not a JSON record with a page in its \"raw\" field: missing field `raw`"
+            ),
+            "{err}"
+        );
+        let (_, _, err) = record(r#"{"raw": "<p>a</p>", "raw": "<p>b</p>"}"#, &custom);
+        assert!(err.unwrap_err().contains("duplicate field `raw`"));
+        let (source, _, err) = record(r#"["i", null, "<p>a</p>"]"#, &Reading::default());
+        assert_eq!(source, "f.jsonl:1");
+        assert!(err.unwrap_err().contains("expected a JSON object"));
+        // Fields that cannot be told apart are refused when the reading is set up.
+        for bad in [
+            keys("id", "id", "url"),
+            keys("u", "id", "u"),
+            keys("", "id", "url"),
+        ] {
+            let e = Reading::new(1).keys(bad).unwrap_err();
+            assert!(matches!(e, Error::Config(_)), "{e}");
+        }
     }
 
     #[test]

@@ -169,8 +169,9 @@ of another schema. After an upgrade that changed the features, compute the recor
 and keep the labels: textsift blocks --labels old.jsonl PAGES > new.jsonl
 
 Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
-records), directories (walked in sorted order) or - for standard input (also read when no
-input is named and pages are piped in). A page that cannot be read is reported on stderr and
+records, or of other fields with --html-key, --id-key and --url-key), directories (walked in
+sorted order) or - for standard input (also read when no input is named and pages are piped
+in). A page that cannot be read is reported on stderr and
 skipped (and listed in FILE with --errors FILE); the exit code is 1 when any page failed, 2 on
 a usage error."#;
 
@@ -182,12 +183,12 @@ const EXTRACT_EXAMPLE: &str = r#"Examples:
   {"source":"https://example.com/a","title":"...","text":"..."}
 
 Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
-records), directories (walked in sorted order) or - for standard input (also read when no
-input is named and pages are piped in). Output order is input order, the same for any
---threads. A page that cannot be read is reported on stderr with its source and skipped
-(and listed in FILE as a JSON Lines record with --errors FILE); a summary line ends a batch,
-and counts the WARC records that hold no page (redirects, error pages, empty responses, other
-media types), which are passed over. Exit code: 0 when every page was extracted, 1 when any
+records, or of other fields with --html-key, --id-key and --url-key), directories (walked in
+sorted order) or - for standard input (also read when no input is named and pages are piped
+in). Output order is input order, the same for any --threads. A page that cannot be read is
+reported on stderr with its source and skipped (and listed in FILE as a JSON Lines record
+with --errors FILE); a summary line ends a batch, and counts the WARC records that hold no
+page (redirects, error pages, empty responses, other media types), which are passed over. Exit code: 0 when every page was extracted, 1 when any
 failed (or the model could not be loaded), 2 on a usage error."#;
 
 #[derive(Args)]
@@ -206,6 +207,15 @@ struct InputArgs {
     /// bad_gzip, bad_record, internal), "error"}; the file is created even when none fails.
     #[arg(long, value_name = "FILE")]
     errors: Option<PathBuf>,
+    /// The field of a JSON Lines record that holds the page's HTML.
+    #[arg(long, value_name = "NAME", default_value = "html")]
+    html_key: String,
+    /// The field of a JSON Lines record that names it (any JSON value).
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    id_key: String,
+    /// The field of a JSON Lines record that gives the page's URL (its name when it has no id).
+    #[arg(long, value_name = "NAME", default_value = "url")]
+    url_key: String,
 }
 
 #[derive(Args)]
@@ -515,7 +525,19 @@ fn run_batch(
     frame: (&str, &str),
     work: impl Fn(&input::Item, &[u8]) -> textsift::Result<String> + Sync,
 ) -> anyhow::Result<ExitCode> {
-    let max_bytes = input.max_bytes;
+    let keys = input::RecordKeys {
+        html: input.html_key.clone(),
+        id: input.id_key.clone(),
+        url: input.url_key.clone(),
+    };
+    let reading = match input::Reading::new(input.max_bytes).keys(keys) {
+        Ok(r) => r,
+        Err(e) => usage_error(
+            command,
+            clap::error::ErrorKind::ArgumentConflict,
+            &e.to_string(),
+        ),
+    };
     let expanded = input::expand(&input.inputs);
     if let Some(errors) = &input.errors {
         if let Some(same) = input_file(errors, &expanded) {
@@ -532,7 +554,7 @@ fn run_batch(
         .into_iter()
         .enumerate()
         .flat_map(move |(k, (source, path))| {
-            input::pending_pages(source, path, max_bytes).map(move |page| (k, page))
+            input::pending_pages(source, path, &reading).map(move |page| (k, page))
         });
     let progress =
         std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| progress_bar(files));

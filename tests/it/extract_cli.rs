@@ -499,7 +499,8 @@ fn jsonl_and_warc_inputs() {
     );
     // A refused record that has an id is reported by it.
     assert!(
-        stderr(&out).contains("textsift: no-page: not a JSON record with an \"html\" field"),
+        stderr(&out)
+            .contains("textsift: no-page: not a JSON record with a page in its \"html\" field"),
         "{}",
         stderr(&out)
     );
@@ -649,6 +650,74 @@ fn json_lines_as_other_tools_write_them() {
 }
 
 #[test]
+fn json_lines_records_with_other_field_names() {
+    // A dataset's own names: the page in `raw_html`, the name in `doc_id`, the URL in `link`;
+    // a field named `html` is then text like any other.
+    let line = |id: u32, n: usize| {
+        serde_json::json!({"doc_id": id, "link": format!("https://news.example/{n}"),
+            "html": "<p>not this</p>", "raw_html": article(n)})
+        .to_string()
+    };
+    let input = format!("{}\n{}\n", line(1, 30), line(2, 31));
+    let keys = [
+        "--html-key",
+        "raw_html",
+        "--id-key",
+        "doc_id",
+        "--url-key",
+        "link",
+    ];
+    for command in ["extract", "blocks"] {
+        let out = textsift(
+            &[&[command, "-"][..], &keys].concat(),
+            Some(input.as_bytes()),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let recs = records(&out);
+        let first = &recs[0];
+        assert_eq!(first["source"], "1", "{command}");
+        assert_eq!(first["url"], "https://news.example/30", "{command}");
+        assert_eq!(recs.last().unwrap()["source"], "2", "{command}");
+        if command == "extract" {
+            assert!(first["text"].as_str().unwrap().contains("story 30"));
+        }
+        assert!(!stdout(&out).contains("not this"), "{command}");
+    }
+    // Without the names, the same records are read by `html`, with neither an `id` nor a
+    // `url` to name them.
+    let out = textsift(&["extract", "-"], Some(input.as_bytes()));
+    assert_eq!(records(&out)[0]["source"], "-:1");
+    assert!(!stdout(&out).contains("story 30"), "{}", stdout(&out));
+    // A record without the page's field is reported by its name; the others go on.
+    let input = format!("{{\"doc_id\": 9}}\n{}\n", line(3, 32));
+    let out = textsift(
+        &[&["extract", "-"][..], &keys].concat(),
+        Some(input.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with(
+            "textsift: 9: not a JSON record with a page in its \"raw_html\" field: missing field `raw_html`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(records(&out)[0]["source"], "3");
+    // One field for the page and its name is a usage error, before any page is read.
+    let out = textsift(
+        &["extract", "--html-key", "doc_id", "--id-key", "doc_id", "-"],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the field \"doc_id\" cannot hold both the page and its id"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
 fn a_last_record_cut_after_a_backslash_is_reported() {
     // A JSON Lines stream cut short inside an escape, with no line end after it: the last
     // record is refused with its place, the one before it is extracted.
@@ -661,7 +730,7 @@ fn a_last_record_cut_after_a_backslash_is_reported() {
     assert_eq!(recs[0]["source"], "whole");
     let err = stderr(&out);
     assert!(
-        err.starts_with("textsift: -:2: not a JSON record with an \"html\" field"),
+        err.starts_with("textsift: -:2: not a JSON record with a page in its \"html\" field"),
         "{err}"
     );
     assert!(

@@ -498,7 +498,7 @@ fn items(path: &Path, max_bytes: u64) -> Vec<Item> {
     input::pages(
         path.display().to_string(),
         Some(path.to_path_buf()),
-        max_bytes,
+        &input::Reading::new(max_bytes),
     )
     .collect()
 }
@@ -1137,7 +1137,7 @@ fn unreadable_entries_in_a_directory() {
     let root = dir.path().display().to_string();
     let mut results = Vec::new();
     for (source, path) in input::expand(std::slice::from_ref(&root)) {
-        for item in input::pages(source, path, 1 << 20) {
+        for item in input::pages(source, path, &input::Reading::new(1 << 20)) {
             let name = item.source.rsplit('/').next().unwrap().to_string();
             results.push((name, item.bytes.map_err(|e| e.to_string())));
         }
