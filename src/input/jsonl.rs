@@ -1,0 +1,407 @@
+//! JSON Lines inputs: lines cut out of the stream within a bound, each parsed as a record
+//! whose fields [`super::Reading`] names.
+
+use super::{stream_error, too_many_bytes, Item, Reading, RecordKeys, UTF8_BOM};
+use crate::error::Error;
+use std::io::{BufRead, Read};
+
+/// The next line of `r` (with its newline), or `Err(n)` for a line of `n` bytes longer than
+/// `max`, which is skipped without being kept in memory.
+fn bounded_line(r: &mut dyn BufRead, max: u64) -> std::io::Result<Option<Result<Vec<u8>, u64>>> {
+    let mut buf = Vec::new();
+    let n = r.take(max.saturating_add(1)).read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') || (n as u64) <= max {
+        return Ok(Some(Ok(buf)));
+    }
+    let mut skipped = n as u64;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        match memchr::memchr(b'\n', chunk) {
+            Some(at) => {
+                r.consume(at + 1);
+                skipped += at as u64 + 1;
+                break;
+            }
+            None => {
+                let len = chunk.len();
+                r.consume(len);
+                skipped += len as u64;
+            }
+        }
+    }
+    Ok(Some(Err(skipped)))
+}
+
+/// The lines of a JSON Lines input that hold something, each with its place (`FILE:LINE`); a
+/// line over the limit, or a read that fails (which ends the input), is the item that reports
+/// it. A leading byte-order mark is taken off.
+pub(super) fn jsonl_lines(
+    source: String,
+    mut stream: Box<dyn BufRead + Send>,
+    max_bytes: u64,
+) -> impl Iterator<Item = std::result::Result<(String, Vec<u8>), Item>> + Send {
+    // JSON escapes make a line longer than its page: allow for them, but keep memory bounded.
+    let max_line = max_bytes.saturating_mul(2).saturating_add(1 << 20);
+    let mut n = 0usize;
+    let mut done = false;
+    std::iter::from_fn(move || loop {
+        if done {
+            return None;
+        }
+        n += 1;
+        let place = format!("{source}:{n}");
+        let mut line = match bounded_line(&mut *stream, max_line) {
+            Ok(None) => return None,
+            Ok(Some(Ok(line))) => line,
+            Ok(Some(Err(len))) => {
+                return Some(Err(Item::new(place, Err(Error::TooLarge(format!(
+                        "a line of {len} bytes, more than {max_line} (raise the limit with --max-bytes)"
+                    ))))))
+            }
+            Err(e) => {
+                done = true;
+                let bytes = Err(stream_error(e, |e| {
+                    Error::Record(format!("unreadable line: {e}"))
+                }));
+                return Some(Err(Item::new(place, bytes)));
+            }
+        };
+        if n == 1 && line.starts_with(UTF8_BOM) {
+            line.drain(..UTF8_BOM.len());
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        return Some(Ok((place, line)));
+    })
+}
+
+/// The page of one JSON Lines record (`{"id", "html"}`, or the fields `reading` names; without
+/// an id, named by its URL, else by `place`), or why the line is not one.
+pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Item {
+    let keys = &*reading.keys;
+    let parse = |line: &[u8], html| {
+        let mut de = serde_json::Deserializer::from_slice(line);
+        let parts = serde::de::DeserializeSeed::deserialize(RecordSeed { keys, html }, &mut de)?;
+        de.end().map(|()| parts)
+    };
+    let mut parsed = parse(line, true);
+    // Mended only when refused: most lines are plain JSON, read in one pass.
+    let mended = parsed.is_err().then(|| mend_json_line(line)).flatten();
+    if let Some(m) = &mended {
+        parsed = parse(m, true);
+    }
+    let line = mended.as_deref().unwrap_or(line);
+    match parsed {
+        Ok(RecordParts {
+            id,
+            url,
+            html: Some(html),
+        }) => {
+            let source = record_name(id, url.clone()).unwrap_or(place);
+            let bytes = if html.len() as u64 > reading.max_bytes {
+                Err(too_many_bytes(reading.max_bytes, ""))
+            } else {
+                Ok(html.into_bytes())
+            };
+            Item {
+                charset: Some("utf-8".into()),
+                url,
+                ..Item::new(source, bytes)
+            }
+        }
+        // Not reached: `RecordSeed` refuses a record without its page.
+        Ok(_) => Item::new(place, Err(Error::Record("no page".into()))),
+        Err(e) => Item::new(
+            // The record's name alone, read again without its page, so that the report
+            // names the record.
+            parse(line, false)
+                .ok()
+                .and_then(|r| record_name(r.id, r.url))
+                .unwrap_or(place),
+            Err(Error::Record(format!(
+                "not a JSON record with a page in its {:?} field: {e}",
+                keys.html
+            ))),
+        ),
+    }
+}
+
+/// A record's name: its id (a string as it is, another value as JSON), else its URL.
+fn record_name(id: Option<serde_json::Value>, url: Option<String>) -> Option<String> {
+    match id {
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(v) => Some(v.to_string()),
+        None => url,
+    }
+}
+
+/// The fields of a JSON Lines record that are read.
+#[derive(Default)]
+struct RecordParts {
+    id: Option<serde_json::Value>,
+    url: Option<String>,
+    html: Option<String>,
+}
+
+/// Reads a record's fields by the names in `keys`, passing over the others unread; with `html`
+/// false, the page's field is passed over too, and its absence is no error.
+struct RecordSeed<'k> {
+    keys: &'k RecordKeys,
+    html: bool,
+}
+
+/// What a field of a record is.
+#[derive(Clone, Copy, PartialEq)]
+enum Field {
+    Html,
+    Id,
+    Url,
+    /// One field named as both the id and the URL.
+    IdUrl,
+    Other,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = RecordParts;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<RecordParts, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
+    type Value = RecordParts;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<RecordParts, A::Error> {
+        use serde::de::Error as _;
+        let keys = self.keys;
+        let mut parts = RecordParts::default();
+        let mut seen = [false; 3];
+        while let Some(field) = map.next_key_seed(FieldSeed(keys))? {
+            let (slot, name) = match field {
+                Field::Html if self.html => (0, &keys.html),
+                Field::Id | Field::IdUrl => (1, &keys.id),
+                Field::Url => (2, &keys.url),
+                Field::Html | Field::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if std::mem::replace(&mut seen[slot], true) {
+                return Err(A::Error::custom(format_args!("duplicate field `{name}`")));
+            }
+            match field {
+                Field::Html => parts.html = Some(map.next_value()?),
+                Field::Id => parts.id = map.next_value()?,
+                Field::Url => parts.url = map.next_value()?,
+                _ => {
+                    let value: Option<serde_json::Value> = map.next_value()?;
+                    parts.url = value.as_ref().and_then(|v| v.as_str()).map(str::to_owned);
+                    parts.id = value;
+                }
+            }
+        }
+        if self.html && parts.html.is_none() {
+            return Err(A::Error::custom(format_args!(
+                "missing field `{}`",
+                keys.html
+            )));
+        }
+        Ok(parts)
+    }
+}
+
+/// Tells a record's field by its name, without copying the name.
+struct FieldSeed<'k>(&'k RecordKeys);
+
+impl<'de> serde::de::DeserializeSeed<'de> for FieldSeed<'_> {
+    type Value = Field;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Field, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl serde::de::Visitor<'_> for FieldSeed<'_> {
+    type Value = Field;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> std::result::Result<Field, E> {
+        let keys = self.0;
+        Ok(if name == keys.html {
+            Field::Html
+        } else {
+            match (name == keys.id, name == keys.url) {
+                (true, true) => Field::IdUrl,
+                (true, false) => Field::Id,
+                (false, true) => Field::Url,
+                (false, false) => Field::Other,
+            }
+        })
+    }
+}
+
+/// A JSON Lines line as other tools write it, made JSON that serde_json reads; `None` when it
+/// is that already (or when nothing here would change it).
+fn mend_json_line(line: &[u8]) -> Option<Vec<u8>> {
+    // JSON is UTF-8, but a tool that pastes a page's raw bytes into it (a Latin-1 `é`) would
+    // lose the whole record to one byte: such bytes are read as U+FFFD, as a decoder does.
+    let lossy = match String::from_utf8_lossy(line) {
+        std::borrow::Cow::Owned(s) => Some(s.into_bytes()),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    // Tools that allow lone UTF-16 surrogates (Python's `json`, some scrapers) write JSON that
+    // serde_json refuses: such a surrogate is read as U+FFFD too.
+    let text = lossy.as_deref().unwrap_or(line);
+    without_lone_surrogates(text).or(lossy)
+}
+
+/// A JSON text with every `\uXXXX` escape of a lone UTF-16 surrogate (a high one not followed by
+/// a low one, or a low one alone) made `\uFFFD`; `None` when it has none.
+fn without_lone_surrogates(json: &[u8]) -> Option<Vec<u8>> {
+    // The code unit of the `\uXXXX` escape at `at`, if one is there.
+    let unit = |at: usize| -> Option<u16> {
+        let hex = json.get(at..at + 6)?.strip_prefix(b"\\u")?;
+        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let high = |u: u16| (0xD800..0xDC00).contains(&u);
+    let low = |u: u16| (0xDC00..0xE000).contains(&u);
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    // A backslash as the last byte puts `i` past the end.
+    while let Some(k) = json.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        let at = i + k;
+        i = at + 2;
+        let Some(u) = unit(at) else { continue };
+        i = at + 6;
+        if high(u) && unit(at + 6).is_some_and(low) {
+            i = at + 12;
+        } else if high(u) || low(u) {
+            let o = out.get_or_insert_with(|| Vec::with_capacity(json.len()));
+            o.extend_from_slice(&json[copied..at]);
+            o.extend_from_slice(b"\\uFFFD");
+            copied = at + 6;
+        }
+    }
+    let mut out = out?;
+    out.extend_from_slice(&json[copied..]);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let fix =
+            |s: &str| without_lone_surrogates(s.as_bytes()).map(|v| String::from_utf8(v).unwrap());
+        assert_eq!(
+            fix(r#"{"a":"x\ud800y"}"#).as_deref(),
+            Some(r#"{"a":"x\uFFFDy"}"#)
+        );
+        assert_eq!(
+            fix(r#""\uDC00\ud83d""#).as_deref(),
+            Some(r#""\uFFFD\uFFFD""#)
+        );
+        // A pair, an escaped backslash before `u`, other escapes: nothing to do.
+        assert_eq!(fix(r#""\ud83d\ude00 \\ud800 \n \u00e9""#), None);
+        // An escape cut short at the end.
+        assert_eq!(fix(r#""\ud80"#), None);
+        // A backslash as the last byte, alone or after a lone surrogate.
+        assert_eq!(fix("{} \\"), None);
+        assert_eq!(fix(r#""\ud800\"#).as_deref(), Some(r#""\uFFFD\"#));
+        let parsed: String =
+            serde_json::from_str(&fix(r#""a\ud800\ud83d\ude00""#).unwrap()).unwrap();
+        assert_eq!(parsed, "a\u{fffd}\u{1f600}");
+    }
+
+    #[test]
+    fn json_lines_records_are_read_by_the_fields_named() {
+        let keys = |html: &str, id: &str, url: &str| RecordKeys {
+            html: html.into(),
+            id: id.into(),
+            url: url.into(),
+        };
+        let reading = |k| Reading::new(1 << 20).keys(k).unwrap();
+        let record = |line: &str, r: &Reading| {
+            let item = jsonl_record("f.jsonl:1".into(), line.as_bytes(), r);
+            let bytes = item.bytes.map(|b| String::from_utf8(b).unwrap());
+            (item.source, item.url, bytes.map_err(|e| e.to_string()))
+        };
+        let line = r#"{"html": "<p>a</p>", "doc": {"n": [1]}, "raw": "<p>b</p>", "link": "https://x.example/b", "id": "i", "url": "https://x.example/a"}"#;
+        let ok = |s: &str, u: Option<&str>, b: &str| {
+            (s.to_string(), u.map(String::from), Ok(b.to_string()))
+        };
+        assert_eq!(
+            record(line, &Reading::default()),
+            ok("i", Some("https://x.example/a"), "<p>a</p>")
+        );
+        // Other fields: an id that is not a string is named as JSON; the fields of the
+        // defaults are then passed over like any other.
+        let custom = reading(keys("raw", "doc", "link"));
+        assert_eq!(
+            record(line, &custom),
+            ok(r#"{"n":[1]}"#, Some("https://x.example/b"), "<p>b</p>")
+        );
+        // One field as both the name and the URL.
+        let by_link = reading(keys("raw", "link", "link"));
+        assert_eq!(
+            record(line, &by_link),
+            ok(
+                "https://x.example/b",
+                Some("https://x.example/b"),
+                "<p>b</p>"
+            )
+        );
+        // The page's field missing or repeated, or a record that is not an object: refused,
+        // named by its id when it has one.
+        let (source, _, err) = record(r#"{"doc": "d", "html": "<p>a</p>"}"#, &custom);
+        assert_eq!(source, "d");
+        let err = err.unwrap_err();
+        assert!(
+            err.starts_with(
+                "not a JSON record with a page in its \"raw\" field: missing field `raw`"
+            ),
+            "{err}"
+        );
+        let (_, _, err) = record(r#"{"raw": "<p>a</p>", "raw": "<p>b</p>"}"#, &custom);
+        assert!(err.unwrap_err().contains("duplicate field `raw`"));
+        let (source, _, err) = record(r#"["i", null, "<p>a</p>"]"#, &Reading::default());
+        assert_eq!(source, "f.jsonl:1");
+        assert!(err.unwrap_err().contains("expected a JSON object"));
+        // Fields that cannot be told apart are refused when the reading is set up.
+        for bad in [
+            keys("id", "id", "url"),
+            keys("u", "id", "u"),
+            keys("", "id", "url"),
+        ] {
+            let e = Reading::new(1).keys(bad).unwrap_err();
+            assert!(matches!(e, Error::Config(_)), "{e}");
+        }
+    }
+}

@@ -1,0 +1,788 @@
+//! WARC inputs: the pages of `response` and HTML `resource` records, read record by record
+//! within their lengths, their HTTP bodies de-chunked and decoded.
+//!
+//! A small reader of its own rather than the `warc` crate (0.4): that crate reads a record line
+//! by line into one buffer until the claimed Content-Length is reached, with no bound of its
+//! own, so one record with a lying length pulls the rest of a multi-gigabyte file into memory.
+
+use super::{gunzip_if_gzip, stream_error, too_many_bytes, Item, WarcRecord};
+use crate::error::{Error, Result};
+use std::io::{BufRead, Read};
+
+/// Longest WARC header block read; a longer one is refused as corrupt.
+const MAX_WARC_HEADER: u64 = 1 << 20;
+/// Room for the HTTP status line and headers in a response record, beside the page.
+const HTTP_HEADER_ALLOWANCE: u64 = 1 << 20;
+
+/// What textsift reads of a WARC record's header.
+struct WarcHeader {
+    /// `WARC-Type`: response, resource, request, metadata...
+    kind: String,
+    /// `WARC-Target-URI`.
+    uri: Option<String>,
+    /// `WARC-Record-ID` and `WARC-Date`.
+    record: WarcRecord,
+    /// `Content-Length` of the record's block.
+    length: u64,
+    /// The record's own `Content-Type` (for a `resource` record, the type of its page).
+    content_type: Option<String>,
+}
+
+/// The start of a record's version line, which [`resync`] looks for.
+const WARC_LINE: &[u8] = b"WARC/1.";
+
+/// One WARC record's header.
+fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
+    let bad = |m: String| Error::Record(format!("bad WARC record: {m}"));
+    let io = |e: std::io::Error| stream_error(e, |e| bad(e.to_string()));
+    // Records end with two line breaks; tolerate more.
+    loop {
+        let buf = r.fill_buf().map_err(io)?;
+        match buf.iter().position(|b| *b != b'\r' && *b != b'\n') {
+            Some(at) => {
+                r.consume(at);
+                break;
+            }
+            None if buf.is_empty() => return Ok(None),
+            None => {
+                let len = buf.len();
+                r.consume(len);
+            }
+        }
+    }
+    let mut block = Vec::new();
+    let mut limited = r.take(MAX_WARC_HEADER);
+    loop {
+        let before = block.len();
+        let n = limited.read_until(b'\n', &mut block).map_err(io)?;
+        if n == 0 {
+            return Err(if block.len() as u64 >= MAX_WARC_HEADER {
+                bad(format!("a header longer than {MAX_WARC_HEADER} bytes"))
+            } else {
+                bad("the file ends inside a header".into())
+            });
+        }
+        let line = &block[before..];
+        if line == b"\r\n" || line == b"\n" {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&block);
+    let mut lines = text.lines();
+    let version = lines.next().unwrap_or_default();
+    if !version.starts_with("WARC/") {
+        return Err(bad(format!(
+            "expected a WARC/ version line, found {:?} (the Content-Length of the record \
+             before may be wrong)",
+            version.chars().take(40).collect::<String>()
+        )));
+    }
+    let (mut kind, mut uri, mut length, mut content_type) = (None, None, None, None);
+    let mut record = WarcRecord::default();
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        match name.trim().to_ascii_lowercase().as_str() {
+            "warc-type" => kind = Some(value.to_string()),
+            "warc-target-uri" => uri = Some(value.trim_matches(['<', '>']).to_string()),
+            "content-type" => content_type = Some(value.to_string()),
+            "warc-record-id" => record.id = Some(value.to_string()),
+            "warc-date" => record.date = Some(value.to_string()),
+            "content-length" => {
+                length = Some(
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| bad(format!("Content-Length {value:?} is not a number")))?,
+                )
+            }
+            _ => {}
+        }
+    }
+    let length = length.ok_or_else(|| bad("no Content-Length".into()))?;
+    Ok(Some(WarcHeader {
+        kind: kind.unwrap_or_default(),
+        uri,
+        record,
+        length,
+        content_type,
+    }))
+}
+
+/// Read on to the next line that starts with [`WARC_LINE`], after a record that does not hold
+/// together, and read that much of it. `false` at the end of the stream.
+fn resync(r: &mut dyn BufRead) -> std::io::Result<bool> {
+    // How much of a line break and `WARC/1.` has been matched, across buffers. Where the bad
+    // record stopped counts as the start of a line: after a header, or after the line breaks
+    // that end a record.
+    let pattern = [b"\n", WARC_LINE].concat();
+    let mut matched = 1usize;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        let mut i = 0;
+        while i < buf.len() {
+            if matched == 0 {
+                match memchr::memchr(b'\n', &buf[i..]) {
+                    Some(k) => {
+                        i += k + 1;
+                        matched = 1;
+                    }
+                    None => i = buf.len(),
+                }
+                continue;
+            }
+            matched = match buf[i] {
+                c if c == pattern[matched] => matched + 1,
+                b'\n' => 1,
+                _ => 0,
+            };
+            i += 1;
+            if matched == pattern.len() {
+                r.consume(i);
+                return Ok(true);
+            }
+        }
+        r.consume(i);
+    }
+}
+
+/// A record's block as read.
+struct Body {
+    /// Its first bytes, as many as were to be kept.
+    kept: Vec<u8>,
+    /// How many bytes there were: less than the length when the stream ended first.
+    got: u64,
+    /// The bytes from the first place inside the block where a record seems to start (a
+    /// blank line, then a version line), to read again if the block's length proves wrong:
+    /// a record cut short by a crash, its length left as planned, runs into the records
+    /// after it. At most `hold` bytes are held; past that, a later place is looked for.
+    replay: Option<Vec<u8>>,
+}
+
+/// Read a record's block of `len` bytes, keeping the first `keep` of them, and holding the
+/// bytes from where a record seems to start inside it (at most `hold` of them, [`Body`]).
+fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64) -> Result<Body> {
+    let io = |e: std::io::Error| Error::Record(format!("bad WARC record: {e}"));
+    let mut body = Body {
+        kept: Vec::new(),
+        got: 0,
+        replay: None,
+    };
+    // The last bytes read, for a record start that straddles two reads.
+    let mut carry: Vec<u8> = Vec::with_capacity(2 * RECORD_START_CARRY);
+    while body.got < len {
+        let buf = r.fill_buf().map_err(io)?;
+        if buf.is_empty() {
+            break;
+        }
+        let n = buf
+            .len()
+            .min(usize::try_from(len - body.got).unwrap_or(usize::MAX));
+        let chunk = &buf[..n];
+        let keep_here = keep.saturating_sub(body.got).min(n as u64) as usize;
+        body.kept.extend_from_slice(&chunk[..keep_here]);
+        match &mut body.replay {
+            Some(held) if (held.len() + n) as u64 <= hold => held.extend_from_slice(chunk),
+            _ => {
+                body.replay = record_start(&carry, chunk)
+                    .map(|at| match at.checked_sub(carry.len()) {
+                        Some(at) => chunk[at..].to_vec(),
+                        None => [&carry[at..], chunk].concat(),
+                    })
+                    .filter(|held| held.len() as u64 <= hold);
+            }
+        }
+        carry.extend_from_slice(&chunk[n.saturating_sub(RECORD_START_CARRY)..]);
+        carry.drain(..carry.len().saturating_sub(RECORD_START_CARRY));
+        r.consume(n);
+        body.got += n as u64;
+    }
+    Ok(body)
+}
+
+/// Bytes of one read kept for the next, so that a record start across two reads is found:
+/// a blank line (up to 3 bytes) and [`WARC_LINE`], less one.
+const RECORD_START_CARRY: usize = 3 + WARC_LINE.len() - 1;
+
+/// Where a record first seems to start in `chunk`, read right after `before`: a
+/// [`WARC_LINE`] after a blank line, as an offset into `before` and `chunk` together.
+fn record_start(before: &[u8], chunk: &[u8]) -> Option<usize> {
+    let byte = |i: usize| match i.checked_sub(before.len()) {
+        Some(i) => chunk[i],
+        None => before[i],
+    };
+    let after_blank_line = |at: usize| {
+        let ends = |s: &[u8]| {
+            at >= s.len()
+                && s.iter()
+                    .rev()
+                    .enumerate()
+                    .all(|(k, c)| byte(at - 1 - k) == *c)
+        };
+        ends(b"\n\n") || ends(b"\n\r\n")
+    };
+    // Version lines that begin in `before` and end in `chunk`, then those inside `chunk`.
+    let junction = [before, &chunk[..chunk.len().min(WARC_LINE.len() - 1)]].concat();
+    let straddling =
+        memchr::memmem::find_iter(&junction, WARC_LINE).filter(|&at| at < before.len());
+    let inside = memchr::memmem::find_iter(chunk, WARC_LINE).map(|at| at + before.len());
+    straddling.chain(inside).find(|&at| after_blank_line(at))
+}
+
+/// Whether a record's body ended where its Content-Length said: line breaks follow, then the
+/// next record's `WARC/` line or the end of the stream. The line breaks are consumed.
+fn record_ends(r: &mut dyn BufRead) -> std::io::Result<bool> {
+    let mut breaks = 0usize;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(breaks > 0);
+        }
+        let n = buf
+            .iter()
+            .take_while(|b| **b == b'\r' || **b == b'\n')
+            .count();
+        if n == 0 {
+            // A short buffer may hold only the start of the next version line.
+            let k = buf.len().min(5);
+            return Ok(breaks > 0 && buf[..k] == b"WARC/"[..k]);
+        }
+        breaks += n;
+        r.consume(n);
+    }
+}
+
+/// The `response` records of a WARC stream. Each record is read within its Content-Length
+/// (checked against the byte limit first), so memory stays bounded. A record that does not
+/// hold together (a header that does not parse, a length that does not end where the record
+/// does) is reported, and reading goes on at the first record that starts inside its block
+/// (a record cut short runs into the records after it, [`Body::replay`]), else at the next
+/// line that starts a record, so that one bad record does not lose the rest of a crawl; a
+/// stream that ends or fails to read ends.
+pub(super) fn warc_pages(
+    source: String,
+    stream: Box<dyn BufRead + Send>,
+    max_bytes: u64,
+) -> impl Iterator<Item = Item> + Send {
+    let mut stream = Replay {
+        bytes: Vec::new(),
+        at: 0,
+        inner: stream,
+    };
+    let mut n = 0usize;
+    // The stream ended or failed.
+    let mut ended = false;
+    std::iter::from_fn(move || loop {
+        if ended {
+            return None;
+        }
+        n += 1;
+        let place = format!("{source}#{n}");
+        match warc_record(&mut stream, max_bytes, &place) {
+            Ok(Record::End) => return None,
+            Ok(Record::Other) => continue,
+            Ok(Record::Item(item)) => return Some(item),
+            // The records that the bad one ran into are read again.
+            Ok(Record::Bad(e, Some(bytes))) => {
+                stream.replay(bytes);
+                return Some(Item::new(place, Err(e)));
+            }
+            Ok(Record::Bad(e, None)) | Err(e) => {
+                // A read error (corrupt gzip) ends the stream, as does its end.
+                match resync(&mut stream) {
+                    // The version line it read is read again.
+                    Ok(true) => stream.replay(WARC_LINE.to_vec()),
+                    Ok(false) | Err(_) => ended = true,
+                }
+                return Some(Item::new(place, Err(e)));
+            }
+        }
+    })
+}
+
+/// A stream with bytes to read again before the rest of it: those of a record that a bad one
+/// ran into ([`Record::Bad`]), or the version line that [`resync`] read.
+struct Replay {
+    bytes: Vec<u8>,
+    /// How much of `bytes` has been read.
+    at: usize,
+    inner: Box<dyn BufRead + Send>,
+}
+
+impl Replay {
+    /// Read `bytes` next: they were read from this stream, after what is left to read again
+    /// (a block holds only bytes read after its header), so they go before it.
+    fn replay(&mut self, bytes: Vec<u8>) {
+        let left = &self.bytes[self.at..];
+        self.bytes = if left.is_empty() {
+            bytes
+        } else {
+            [&bytes[..], left].concat()
+        };
+        self.at = 0;
+    }
+}
+
+impl Read for Replay {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Replay {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.at < self.bytes.len() {
+            return Ok(&self.bytes[self.at..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        if self.at < self.bytes.len() {
+            self.at += n;
+        } else {
+            self.inner.consume(n);
+        }
+    }
+}
+
+/// What [`warc_record`] read.
+enum Record {
+    /// The end of the stream.
+    End,
+    /// A record that is neither a response nor a resource (a request, metadata...).
+    Other,
+    /// A page, or a response or resource without one ([`Error::NoPage`]), or one that cannot
+    /// be read.
+    Item(Item),
+    /// A record whose length does not end where it does, and the bytes of its block from
+    /// where a record seems to start inside it, if any ([`Body::replay`]).
+    Bad(Error, Option<Vec<u8>>),
+}
+
+/// The next record of a WARC stream; an error for a record that does not hold together.
+/// `place` names a record that has no target URI.
+fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<Record> {
+    let Some(WarcHeader {
+        kind,
+        uri,
+        record,
+        length: len,
+        content_type,
+    }) = warc_header(stream)?
+    else {
+        return Ok(Record::End);
+    };
+    let response = kind.eq_ignore_ascii_case("response");
+    // A `resource` record holds a file without HTTP (as archived by some tools); its own
+    // Content-Type says whether it is a page.
+    let resource = kind.eq_ignore_ascii_case("resource");
+    let resource_page = resource
+        && content_type
+            .as_deref()
+            .is_some_and(|t| html_charset(t).is_some());
+    let wanted = response || resource_page;
+    let bound = max_bytes.saturating_add(HTTP_HEADER_ALLOWANCE);
+    let too_large = len > bound;
+    // Of a response over the limit, only the HTTP head is kept: an image or a redirect is
+    // no page whatever its size, and only a page over the limit is a failure.
+    let keep = match (wanted, too_large) {
+        (false, _) => 0,
+        (true, false) => len,
+        (true, true) if response => HTTP_HEADER_ALLOWANCE,
+        (true, true) => 0,
+    };
+    let Body {
+        kept: body,
+        got,
+        replay,
+    } = warc_body(stream, len, keep, bound)?;
+    let ends = got == len && record_ends(stream).map_err(|e| Error::Gzip(e.to_string()))?;
+    if !ends {
+        let mut why = if got < len {
+            format!(
+                "truncated WARC record: its Content-Length is {len}, the file ends after {got} \
+                 bytes"
+            )
+        } else {
+            let of = uri
+                .as_deref()
+                .map(|u| format!(" for {u}"))
+                .unwrap_or_default();
+            format!(
+                "bad WARC record{of}: its Content-Length ({len}) does not end where the record \
+                 does"
+            )
+        };
+        if replay.is_some() {
+            why.push_str("; reading on at a record that starts inside it");
+        }
+        return Ok(Record::Bad(Error::Record(why), replay));
+    }
+    let url = uri.clone();
+    let source = uri.unwrap_or_else(|| place.to_string());
+    let item = |bytes| {
+        Ok(Record::Item(Item {
+            warc: Some(record.clone()),
+            url: url.clone(),
+            ..Item::new(source.clone(), bytes)
+        }))
+    };
+    if resource && !resource_page {
+        let what = content_type.map_or("a file of no stated type".into(), |t| t.trim().into());
+        return item(Err(Error::NoPage(what)));
+    }
+    if !wanted {
+        return Ok(Record::Other);
+    }
+    if too_large {
+        if let (true, Err(why)) = (response, http_payload(&body)) {
+            return item(Err(Error::NoPage(why)));
+        }
+        return item(Err(too_many_bytes(max_bytes, " in a WARC record")));
+    }
+    let payload = if resource {
+        Payload {
+            charset: content_type.as_deref().and_then(html_charset).flatten(),
+            body: body.into(),
+            encoding: None,
+        }
+    } else {
+        match http_payload(&body) {
+            Ok(payload) => payload,
+            Err(why) => return item(Err(Error::NoPage(why))),
+        }
+    };
+    let bytes = if payload.body.len() as u64 > max_bytes {
+        Err(too_many_bytes(max_bytes, ""))
+    } else {
+        decode_content(payload.body.into_owned(), payload.encoding, max_bytes)
+    };
+    Ok(Record::Item(Item {
+        charset: payload.charset,
+        warc: Some(record),
+        url,
+        ..Item::new(source, bytes)
+    }))
+}
+
+/// The page in a WARC record, the charset its `Content-Type` names, and the HTTP
+/// `Content-Encoding` it was sent in (`None` for none or `identity`).
+struct Payload<'a> {
+    body: std::borrow::Cow<'a, [u8]>,
+    charset: Option<String>,
+    encoding: Option<String>,
+}
+
+/// `Some(charset)` when a `Content-Type` is an HTML type (`text/html`,
+/// `application/xhtml+xml`) or names none (an untyped body is read as a page), the charset only
+/// when the header parses; `None` for other types.
+fn html_charset(content_type: &str) -> Option<Option<String>> {
+    // The media type is what comes before the first ';', even in a header that does not parse
+    // as a whole; the charset needs one that does.
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if !matches!(essence.as_str(), "" | "text/html" | "application/xhtml+xml") {
+        return None;
+    }
+    Some(content_type.parse::<mime::Mime>().ok().and_then(|m| {
+        m.get_param(mime::CHARSET)
+            .map(|c| c.as_str().to_ascii_lowercase())
+    }))
+}
+
+/// A page's bytes from an HTTP body in its `Content-Encoding`: brotli and deflate are
+/// decoded here, gzip (also recognised by its magic bytes) by [`gunzip_if_gzip`]. A body that
+/// does not decode but reads as markup is kept as it is: some archives store the decoded page
+/// under its original header. Other encodings are refused by name.
+fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Result<Vec<u8>> {
+    let decoder: Box<dyn Read + '_> = match encoding.as_deref() {
+        None | Some("gzip" | "x-gzip") => return gunzip_if_gzip(body, max_bytes),
+        Some("br") => Box::new(brotli_decompressor::Decompressor::new(
+            body.as_slice(),
+            1 << 14,
+        )),
+        Some("deflate") => {
+            // HTTP's "deflate" is zlib data, though some servers send raw deflate. A zlib
+            // header names the deflate method and is a multiple of 31 (RFC 1950).
+            let zlib = matches!(body.as_slice(), [cmf, flg, ..]
+                if cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0);
+            if zlib {
+                Box::new(flate2::bufread::ZlibDecoder::new(body.as_slice()))
+            } else {
+                Box::new(flate2::bufread::DeflateDecoder::new(body.as_slice()))
+            }
+        }
+        Some(other) => {
+            return Err(Error::NotHtml(format!(
+                "a body in the {other} content encoding, which textsift does not decode"
+            )))
+        }
+    };
+    let mut out = Vec::new();
+    let result = decoder
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut out);
+    let name = encoding.as_deref().unwrap_or_default();
+    match result {
+        Ok(_) if out.len() as u64 > max_bytes => Err(too_many_bytes(
+            max_bytes,
+            &format!(" after {name} decoding"),
+        )),
+        Ok(_) => Ok(out),
+        Err(_) if body.trim_ascii_start().starts_with(b"<") => Ok(body),
+        Err(e) => Err(Error::Record(format!("bad {name} data: {e}"))),
+    }
+}
+
+/// The page in a WARC response record: the body of its HTTP message, de-chunked when its
+/// headers say `Transfer-Encoding: chunked`, with its `Content-Encoding` named for
+/// [`decode_content`], after any interim (1xx) responses. An error, saying why, for a record
+/// that holds no page: no content (204, 205), a redirect, an error page (the server's, not the
+/// address's) or a content type other than HTML (`text/html`, `application/xhtml+xml`; a
+/// record without one is read as a page). A record whose HTTP message cannot be parsed gives
+/// what follows its first blank line, or all of it.
+fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
+    let record = after_interim_responses(record);
+    let mut headers = [httparse::EMPTY_HEADER; 128];
+    let mut response = httparse::Response::new(&mut headers);
+    // httparse reads HTTP/1.x; archives of HTTP/2 and HTTP/3 traffic write `HTTP/2 200`. The
+    // head of such a message is read as HTTP/1.1 (two bytes longer), the body where it is.
+    let (head, shift) = match [&b"HTTP/2 "[..], b"HTTP/3 "]
+        .iter()
+        .find_map(|v| record.strip_prefix(*v))
+    {
+        Some(rest) => {
+            let end = memchr::memmem::find(rest, b"\r\n\r\n").map_or(rest.len(), |e| e + 4);
+            (
+                std::borrow::Cow::Owned([&b"HTTP/1.1 "[..], &rest[..end]].concat()),
+                2,
+            )
+        }
+        None => (std::borrow::Cow::Borrowed(record), 0),
+    };
+    let Ok(httparse::Status::Complete(head_end)) = response.parse(&head) else {
+        let body = record
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(record, |at| &record[at + 4..]);
+        return Ok(Payload {
+            body: body.into(),
+            charset: None,
+            encoding: None,
+        });
+    };
+    // A status outside 100-599 is a malformed line, read as the page it carries.
+    if let Some(code @ (204 | 205 | 300..=599)) = response.code {
+        let what = match code {
+            204 | 205 => "no content",
+            300..=399 => "a redirect",
+            _ => "an error page",
+        };
+        let reason = response.reason.unwrap_or_default();
+        return Err(format!("{what}, HTTP {code} {reason}")
+            .trim_end()
+            .to_string());
+    }
+    let header = |name: &str| {
+        response
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value))
+    };
+    let charset = match header("content-type") {
+        Some(t) => html_charset(&t).ok_or_else(|| t.trim().to_string())?,
+        None => None,
+    };
+    let encoding = header("content-encoding")
+        .map(|e| e.trim().to_ascii_lowercase())
+        .filter(|e| !e.is_empty() && e != "identity");
+    let body = &record[head_end - shift..];
+    let chunked =
+        header("transfer-encoding").is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
+    // A body that does not hold together as chunks is kept as it is.
+    let body = match chunked.then(|| dechunk(body)).flatten() {
+        Some(joined) => joined.into(),
+        None => body.into(),
+    };
+    Ok(Payload {
+        body,
+        charset,
+        encoding,
+    })
+}
+
+/// An HTTP message without the interim responses (`100 Continue`, `103 Early Hints`) that
+/// some archivers keep before the final one.
+fn after_interim_responses(mut record: &[u8]) -> &[u8] {
+    loop {
+        // The status code: the second word of the first line, `HTTP/1.1 100 Continue`.
+        let code = record
+            .strip_prefix(b"HTTP/")
+            .and_then(|r| r.split(|&c| c == b' ' || c == b'\r' || c == b'\n').nth(1));
+        let interim = code.is_some_and(|code| code.len() == 3 && code[0] == b'1');
+        match interim
+            .then(|| memchr::memmem::find(record, b"\r\n\r\n"))
+            .flatten()
+        {
+            Some(end) => record = &record[end + 4..],
+            None => return record,
+        }
+    }
+}
+
+/// The data of a chunked HTTP body; `None` when its chunk sizes do not fit the bytes.
+fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(body.len());
+    loop {
+        let httparse::Status::Complete((at, size)) = httparse::parse_chunk_size(body).ok()? else {
+            return None;
+        };
+        let size = usize::try_from(size).ok()?;
+        if size == 0 {
+            return Some(out);
+        }
+        let data = body.get(at..at.checked_add(size)?)?;
+        out.extend_from_slice(data);
+        body = body.get(at + size..)?;
+        body = body.strip_prefix(b"\r\n").unwrap_or(body);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_content_type_gives_the_charset_and_skips_what_is_not_html() {
+        let head = |t: &str| format!("HTTP/1.1 200 OK\r\nContent-Type: {t}\r\n\r\n<p>x</p>");
+        let charset = |t: &str| http_payload(head(t).as_bytes()).ok().map(|p| p.charset);
+        assert_eq!(charset("text/html"), Some(None));
+        assert_eq!(
+            charset("Text/HTML; Charset=\"ISO-8859-1\""),
+            Some(Some("iso-8859-1".into()))
+        );
+        assert_eq!(
+            charset("text/html;charset=Shift_JIS"),
+            Some(Some("shift_jis".into()))
+        );
+        assert_eq!(
+            charset("application/xhtml+xml; charset=utf-8"),
+            Some(Some("utf-8".into()))
+        );
+        assert_eq!(charset("image/jpeg"), None);
+        assert_eq!(charset("text/plain; charset=utf-8"), None);
+        // A header that does not parse as a media type still tells HTML from the rest.
+        assert_eq!(
+            charset("text/html; charset=utf-8;"),
+            Some(Some("utf-8".into()))
+        );
+        assert_eq!(charset("image/png;;"), None);
+        let record = head("text/html");
+        assert_eq!(&*http_payload(record.as_bytes()).unwrap().body, b"<p>x</p>");
+    }
+
+    #[test]
+    fn http_2_and_3_messages_are_read_as_http_1() {
+        let page =
+            http_payload(b"HTTP/2 200\r\ncontent-type: text/html; charset=utf-8\r\n\r\n<p>x</p>")
+                .unwrap();
+        assert_eq!(
+            (&*page.body, page.charset.as_deref()),
+            (&b"<p>x</p>"[..], Some("utf-8"))
+        );
+        let gone = http_payload(b"HTTP/2 404\r\ncontent-type: text/html\r\n\r\n<p>x</p>");
+        assert_eq!(gone.err().as_deref(), Some("an error page, HTTP 404"));
+        let image = http_payload(b"HTTP/3 200\r\ncontent-type: image/png\r\n\r\n\x89PNG");
+        assert_eq!(image.err().as_deref(), Some("image/png"));
+    }
+
+    #[test]
+    fn interim_responses_are_skipped_and_responses_without_content_passed_over() {
+        let record = b"HTTP/1.1 100\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n\
+            HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>x</p>";
+        let page = http_payload(record).unwrap();
+        assert_eq!(
+            (&*page.body, page.charset.as_deref()),
+            (&b"<p>x</p>"[..], Some("utf-8"))
+        );
+        let empty = http_payload(b"HTTP/1.1 204 No Content\r\n\r\n");
+        assert_eq!(
+            empty.err().as_deref(),
+            Some("no content, HTTP 204 No Content")
+        );
+        // Only interim responses, and a body that merely starts like one, stay as they are.
+        assert_eq!(
+            after_interim_responses(b"HTTP/1.1 100 Continue\r\n"),
+            b"HTTP/1.1 100 Continue\r\n"
+        );
+        assert_eq!(
+            after_interim_responses(b"HTTP/1.1 1000\r\n\r\nx"),
+            b"HTTP/1.1 1000\r\n\r\nx"
+        );
+    }
+
+    #[test]
+    fn resync_finds_the_next_version_line_across_buffers() {
+        let data = b"tail of a bad record\nWARC/0\nWARC/\r\nWARC/1.0\r\nWARC-Type: x";
+        for capacity in [1, 3, 7, 64] {
+            let mut r = std::io::BufReader::with_capacity(capacity, &data[..]);
+            assert!(resync(&mut r).unwrap(), "{capacity}");
+            let mut rest = String::new();
+            r.read_to_string(&mut rest).unwrap();
+            assert_eq!(rest, "0\r\nWARC-Type: x", "{capacity}");
+        }
+        // Where it starts counts as a line start; a stream without a record ends it.
+        let mut r = std::io::BufReader::with_capacity(2, &b"WARC/1.1\r\n"[..]);
+        assert!(resync(&mut r).unwrap());
+        let mut r = std::io::BufReader::with_capacity(2, &b"xWARC/1.1\nWARC/1"[..]);
+        assert!(!resync(&mut r).unwrap());
+    }
+
+    #[test]
+    fn a_record_start_inside_a_block_is_held_whatever_the_reads() {
+        let next = b"WARC/1.0\r\nWARC-Type: response\r\n";
+        let block = [
+            &b"HTTP/1.1 200 OK\r\n\r\n<p>WARC/1.0 is text</p>\nWARC/1.1\r\n\r\n"[..],
+            next,
+        ]
+        .concat();
+        let len = block.len() as u64;
+        for capacity in 1..=block.len() {
+            let read = |keep, hold| {
+                let mut r = std::io::BufReader::with_capacity(capacity, &block[..]);
+                warc_body(&mut r, len, keep, hold).unwrap()
+            };
+            let body = read(5, 1000);
+            assert_eq!((&body.kept[..], body.got), (&b"HTTP/"[..], len));
+            // Version lines without a blank line before them start no record.
+            assert_eq!(
+                body.replay.as_deref(),
+                Some(&next[..]),
+                "capacity {capacity}"
+            );
+            // Holding fewer bytes than the rest of the block holds none.
+            let body = read(0, next.len() as u64 - 1);
+            assert_eq!(body.replay, None, "capacity {capacity}");
+        }
+        // A block that ends early says how much there was.
+        let mut r = std::io::BufReader::with_capacity(4, &block[..]);
+        assert_eq!(
+            warc_body(&mut r, len + 10, len + 10, 1000).unwrap().got,
+            len
+        );
+    }
+}
