@@ -35,6 +35,9 @@ pub struct RecordKeys {
     /// The field that gives the page's URL, a string (`url`): the record's name when it has no
     /// id, and what its links resolve against.
     pub url: String,
+    /// Other fields to pass through, as written, in [`Item::fields`] (`*`: every field but the
+    /// page, the id and the URL); none by default.
+    pub keep: Vec<String>,
 }
 
 impl Default for RecordKeys {
@@ -43,6 +46,7 @@ impl Default for RecordKeys {
             html: "html".into(),
             id: "id".into(),
             url: "url".into(),
+            keep: Vec::new(),
         }
     }
 }
@@ -71,10 +75,18 @@ impl Reading {
         }
     }
 
-    /// Read JSON Lines records by other fields; refused when a field name is empty or when
-    /// the page's field is also the id's or the URL's (the id and the URL may share one).
+    /// Read JSON Lines records by other fields; refused when a field name is empty, when the
+    /// page's field is also the id's or the URL's (the id and the URL may share one), or when
+    /// a field to pass through is one of these three (the id and the URL are in every output
+    /// record already).
     pub fn keys(mut self, keys: RecordKeys) -> Result<Reading> {
-        if keys.html.is_empty() || keys.id.is_empty() || keys.url.is_empty() {
+        let read = [&keys.html, &keys.id, &keys.url];
+        if let Some(k) = keys.keep.iter().find(|k| read.contains(k)) {
+            return Err(Error::Config(format!(
+                "the field {k:?} is read as the page, its id or its URL, not passed through"
+            )));
+        }
+        if read.into_iter().chain(&keys.keep).any(|k| k.is_empty()) {
             return Err(Error::Config(
                 "a record's field name cannot be empty".into(),
             ));
@@ -118,6 +130,9 @@ pub struct Item {
     /// URI, a JSON Lines record's `url`. Links resolve against it
     /// ([`crate::Extractor::extract_fetched`]).
     pub url: Option<String>,
+    /// The fields of a JSON Lines record asked to be passed through ([`RecordKeys::keep`]), as
+    /// a JSON object in the record's order, each value as written; `None` for other inputs.
+    pub fields: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// What identifies a WARC record beside its target URI, so that output can be joined back to
@@ -139,6 +154,7 @@ impl Item {
             charset: None,
             warc: None,
             url: None,
+            fields: None,
         }
     }
 

@@ -277,6 +277,11 @@ struct ExtractArgs {
     /// resolve against (with --links); WARC and JSON Lines records name their own
     #[arg(long, value_name = "URL", requires = "links", value_parser = page_url)]
     url: Option<String>,
+    /// Pass these fields of JSON Lines records through to the output records, as written, in
+    /// a "fields" object after "url" (json and jsonl; repeat the flag or separate names by
+    /// commas; * for every field but the page, the id and the URL).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    keep_field: Vec<String>,
 }
 
 /// An `http` or `https` URL, for `--url`.
@@ -522,6 +527,7 @@ fn extractor(m: &ModelArgs, max_bytes: u64) -> anyhow::Result<Extractor> {
 fn run_batch(
     command: &str,
     input: &InputArgs,
+    keep: &[String],
     frame: (&str, &str),
     work: impl Fn(&input::Item, &[u8]) -> textsift::Result<String> + Sync,
 ) -> anyhow::Result<ExitCode> {
@@ -529,6 +535,7 @@ fn run_batch(
         html: input.html_key.clone(),
         id: input.id_key.clone(),
         url: input.url_key.clone(),
+        keep: keep.to_vec(),
     };
     let reading = match input::Reading::new(input.max_bytes).keys(keys) {
         Ok(r) => r,
@@ -680,7 +687,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let (carried, unlabeled) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let code = run_batch("blocks", &args.input, ("", ""), |item, bytes| {
+    let code = run_batch("blocks", &args.input, &[], ("", ""), |item, bytes| {
         let source = &item.source;
         let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
         let warc = item.warc.clone().unwrap_or_default();
@@ -760,6 +767,10 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             args.markdown,
             "--markdown needs --format json or jsonl (for Markdown alone: --format markdown)",
         ),
+        (
+            !args.keep_field.is_empty(),
+            "--keep-field needs --format json or jsonl",
+        ),
     ] {
         if asked && !matches!(format, Format::Json | Format::Jsonl) {
             usage_error("extract", clap::error::ErrorKind::ArgumentConflict, message);
@@ -796,6 +807,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     run_batch(
         "extract",
         &args.input,
+        &args.keep_field,
         (&frame.0, frame.1),
         |item, bytes| {
             let source = item.source.as_str();
@@ -809,6 +821,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             });
             let record = || textsift::output::PageRecord {
                 url: item.url_apart(),
+                fields: item.fields.as_deref(),
                 markdown: markdown.as_deref(),
                 ..textsift::output::to_json(source, item.warc.as_ref(), &e, with_blocks)
             };

@@ -752,7 +752,7 @@ fn code_block_under(code: &str, prefix: &str) -> String {
 
 /// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, then for a page
 /// of a WARC file `warc_record_id` and `warc_date`, `url` when the input names it apart from
-/// `source`, then `title`, `text`, `markdown` and `blocks` when asked (a reader of a long JSON
+/// `source`, `fields` when asked for, then `title`, `text`, `markdown` and `blocks` when asked (a reader of a long JSON
 /// Lines file sees the title before the text).
 #[derive(Debug, Serialize)]
 pub struct PageRecord<'a> {
@@ -769,6 +769,10 @@ pub struct PageRecord<'a> {
     /// by either.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<&'a str>,
+    /// The input record's fields passed through ([`crate::input::Item::fields`]), only when
+    /// asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fields: Option<&'a serde_json::value::RawValue>,
     /// The page's headline ([`Extraction::title`]).
     pub title: &'a str,
     /// The main text.
@@ -795,6 +799,7 @@ pub fn to_json<'a>(
         warc_record_id: warc.and_then(|w| w.id.as_deref()),
         warc_date: warc.and_then(|w| w.date.as_deref()),
         url: None,
+        fields: None,
         title: &e.title,
         text: &e.text,
         markdown: None,

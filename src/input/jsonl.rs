@@ -3,6 +3,7 @@
 
 use super::{stream_error, too_many_bytes, Item, Reading, RecordKeys, UTF8_BOM};
 use crate::error::Error;
+use serde_json::value::RawValue;
 use std::io::{BufRead, Read};
 
 /// The next line of `r` (with its newline), or `Err(n)` for a line of `n` bytes longer than
@@ -103,6 +104,7 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
             id,
             url,
             html: Some(html),
+            kept,
         }) => {
             let source = record_name(id, url.clone()).unwrap_or(place);
             let bytes = if html.len() as u64 > reading.max_bytes {
@@ -113,6 +115,9 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
             Item {
                 charset: Some("utf-8".into()),
                 url,
+                fields: (!keys.keep.is_empty())
+                    .then(|| fields_object(kept))
+                    .flatten(),
                 ..Item::new(source, bytes)
             }
         }
@@ -142,12 +147,36 @@ fn record_name(id: Option<serde_json::Value>, url: Option<String>) -> Option<Str
     }
 }
 
+/// The fields passed through, as one JSON object in their order; a name given twice keeps
+/// its last value, as JSON readers do.
+fn fields_object(kept: Vec<(String, Box<RawValue>)>) -> Option<Box<RawValue>> {
+    let mut names = std::collections::HashSet::new();
+    let mut last: Vec<&(String, Box<RawValue>)> =
+        kept.iter().rev().filter(|(n, _)| names.insert(n)).collect();
+    last.reverse();
+    let mut object = String::from("{");
+    for (i, (name, value)) in last.into_iter().enumerate() {
+        if i > 0 {
+            object.push(',');
+        }
+        object.push_str(&serde_json::to_string(name).ok()?);
+        object.push(':');
+        // A line break here is whitespace between tokens (inside a string it is escaped):
+        // taken out, so that no reader that also breaks lines at a `\r` cuts the output record.
+        object.extend(value.get().chars().filter(|c| !matches!(c, '\r' | '\n')));
+    }
+    object.push('}');
+    RawValue::from_string(object).ok()
+}
+
 /// The fields of a JSON Lines record that are read.
 #[derive(Default)]
 struct RecordParts {
     id: Option<serde_json::Value>,
     url: Option<String>,
     html: Option<String>,
+    /// The fields passed through, in the record's order.
+    kept: Vec<(String, Box<RawValue>)>,
 }
 
 /// Reads a record's fields by the names in `keys`, passing over the others unread; with `html`
@@ -158,13 +187,14 @@ struct RecordSeed<'k> {
 }
 
 /// What a field of a record is.
-#[derive(Clone, Copy, PartialEq)]
 enum Field {
     Html,
     Id,
     Url,
     /// One field named as both the id and the URL.
     IdUrl,
+    /// A field passed through, by its name.
+    Kept(String),
     Other,
 }
 
@@ -199,7 +229,11 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
                 Field::Html if self.html => (0, &keys.html),
                 Field::Id | Field::IdUrl => (1, &keys.id),
                 Field::Url => (2, &keys.url),
-                Field::Html | Field::Other => {
+                Field::Kept(name) if self.html => {
+                    parts.kept.push((name, map.next_value()?));
+                    continue;
+                }
+                Field::Html | Field::Kept(_) | Field::Other => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                     continue;
                 }
@@ -258,6 +292,9 @@ impl serde::de::Visitor<'_> for FieldSeed<'_> {
                 (true, true) => Field::IdUrl,
                 (true, false) => Field::Id,
                 (false, true) => Field::Url,
+                (false, false) if keys.keep.iter().any(|k| k == name || k == "*") => {
+                    Field::Kept(name.to_owned())
+                }
                 (false, false) => Field::Other,
             }
         })
@@ -341,11 +378,52 @@ mod tests {
     }
 
     #[test]
+    fn fields_asked_for_pass_through_as_written() {
+        let keep = |names: &[&str]| {
+            let keys = RecordKeys {
+                keep: names.iter().map(|n| n.to_string()).collect(),
+                ..RecordKeys::default()
+            };
+            Reading::new(1 << 20).keys(keys).unwrap()
+        };
+        let fields = |line: &str, r: &Reading| {
+            let item = jsonl_record("f.jsonl:1".into(), line.as_bytes(), r);
+            assert!(item.bytes.is_ok());
+            item.fields.map(|f| f.get().to_string())
+        };
+        // Values as written (a number past f64's digits, spaces inside), in the record's
+        // order whatever the order asked; a name given twice keeps its last value.
+        let line = r#"{"id": 1, "lang": "en", "html": "<p>a</p>", "n": 12345678901234567890.50, "m": { "a" : [1,RETURN2] }, "lang": "fr"}"#;
+        assert_eq!(
+            fields(&line.replace("RETURN", "\r"), &keep(&["m", "lang", "n"])).as_deref(),
+            Some(r#"{"n":12345678901234567890.50,"m":{ "a" : [1,2] },"lang":"fr"}"#)
+        );
+        // Every field but the page, the id and the URL; none present gives an empty object,
+        // none asked gives nothing.
+        let line = r#"{"id": 1, "url": "u", "html": "<p>a</p>", "date": null}"#;
+        assert_eq!(
+            fields(line, &keep(&["*"])).as_deref(),
+            Some(r#"{"date":null}"#)
+        );
+        assert_eq!(fields(line, &keep(&["lang"])).as_deref(), Some("{}"));
+        assert_eq!(fields(line, &Reading::default()), None);
+        // The fields that are read otherwise cannot be passed through.
+        for name in ["html", "id", "url", ""] {
+            let keys = RecordKeys {
+                keep: vec![name.to_string()],
+                ..RecordKeys::default()
+            };
+            assert!(Reading::new(1).keys(keys).is_err(), "{name}");
+        }
+    }
+
+    #[test]
     fn json_lines_records_are_read_by_the_fields_named() {
         let keys = |html: &str, id: &str, url: &str| RecordKeys {
             html: html.into(),
             id: id.into(),
             url: url.into(),
+            keep: Vec::new(),
         };
         let reading = |k| Reading::new(1 << 20).keys(k).unwrap();
         let record = |line: &str, r: &Reading| {

@@ -718,6 +718,43 @@ fn json_lines_records_with_other_field_names() {
 }
 
 #[test]
+fn fields_of_json_lines_records_pass_through() {
+    let input = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id": "a", "url": "https://news.example/a", "html": article(40),
+            "crawl": {"date": "2026-11-01", "depth": 2}}),
+        serde_json::json!({"html": article(41), "lang": "en", "id": "b"}),
+    );
+    let out = textsift(
+        &["extract", "--keep-field", "lang,crawl", "-"],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_once(",\"title\"").unwrap().0)
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            r#"{"source":"a","url":"https://news.example/a","fields":{"crawl":{"date":"2026-11-01","depth":2}}"#,
+            r#"{"source":"b","fields":{"lang":"en"}"#,
+        ]
+    );
+    // Not asked for, no "fields"; asked for in a format that has no place for them, a usage
+    // error.
+    let out = textsift(&["extract", "-"], Some(input.as_bytes()));
+    assert!(!stdout(&out).contains("\"fields\""));
+    let out = textsift(
+        &["extract", "--format", "text", "--keep-field", "lang", "-"],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--keep-field needs --format json or jsonl"));
+}
+
+#[test]
 fn a_last_record_cut_after_a_backslash_is_reported() {
     // A JSON Lines stream cut short inside an escape, with no line end after it: the last
     // record is refused with its place, the one before it is extracted.
