@@ -116,7 +116,7 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
                 charset: Some("utf-8".into()),
                 url,
                 fields: (!keys.keep.is_empty())
-                    .then(|| fields_object(kept))
+                    .then(|| RawValue::from_string(format!("{{{kept}}}")).ok())
                     .flatten(),
                 ..Item::new(source, bytes)
             }
@@ -147,26 +147,17 @@ fn record_name(id: Option<serde_json::Value>, url: Option<String>) -> Option<Str
     }
 }
 
-/// The fields passed through, as one JSON object in their order; a name given twice keeps
-/// its last value, as JSON readers do.
-fn fields_object(kept: Vec<(String, Box<RawValue>)>) -> Option<Box<RawValue>> {
-    let mut names = std::collections::HashSet::new();
-    let mut last: Vec<&(String, Box<RawValue>)> =
-        kept.iter().rev().filter(|(n, _)| names.insert(n)).collect();
-    last.reverse();
-    let mut object = String::from("{");
-    for (i, (name, value)) in last.into_iter().enumerate() {
-        if i > 0 {
-            object.push(',');
-        }
-        object.push_str(&serde_json::to_string(name).ok()?);
-        object.push(':');
-        // A line break here is whitespace between tokens (inside a string it is escaped):
-        // taken out, so that no reader that also breaks lines at a `\r` cuts the output record.
-        object.extend(value.get().chars().filter(|c| !matches!(c, '\r' | '\n')));
+/// A field passed through, added to `kept`, the inside of a JSON object.
+fn keep_field(kept: &mut String, name: &str, value: &RawValue) {
+    if !kept.is_empty() {
+        kept.push(',');
     }
-    object.push('}');
-    RawValue::from_string(object).ok()
+    // A name is a string, which serde_json always writes.
+    kept.push_str(&serde_json::to_string(name).unwrap_or_default());
+    kept.push(':');
+    // A line break here is whitespace between tokens (inside a string it is escaped): taken
+    // out, so that no reader that also breaks lines at a `\r` cuts the output record.
+    kept.extend(value.get().chars().filter(|c| !matches!(c, '\r' | '\n')));
 }
 
 /// The fields of a JSON Lines record that are read.
@@ -175,8 +166,9 @@ struct RecordParts {
     id: Option<serde_json::Value>,
     url: Option<String>,
     html: Option<String>,
-    /// The fields passed through, in the record's order.
-    kept: Vec<(String, Box<RawValue>)>,
+    /// The fields passed through, as written and in the record's order: the inside of a
+    /// JSON object.
+    kept: String,
 }
 
 /// Reads a record's fields by the names in `keys`, passing over the others unread; with `html`
@@ -230,7 +222,7 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
                 Field::Id | Field::IdUrl => (1, &keys.id),
                 Field::Url => (2, &keys.url),
                 Field::Kept(name) if self.html => {
-                    parts.kept.push((name, map.next_value()?));
+                    keep_field(&mut parts.kept, &name, map.next_value()?);
                     continue;
                 }
                 Field::Html | Field::Kept(_) | Field::Other => {
@@ -392,11 +384,11 @@ mod tests {
             item.fields.map(|f| f.get().to_string())
         };
         // Values as written (a number past f64's digits, spaces inside), in the record's
-        // order whatever the order asked; a name given twice keeps its last value.
+        // order whatever the order asked, a name given twice twice.
         let line = r#"{"id": 1, "lang": "en", "html": "<p>a</p>", "n": 12345678901234567890.50, "m": { "a" : [1,RETURN2] }, "lang": "fr"}"#;
         assert_eq!(
             fields(&line.replace("RETURN", "\r"), &keep(&["m", "lang", "n"])).as_deref(),
-            Some(r#"{"n":12345678901234567890.50,"m":{ "a" : [1,2] },"lang":"fr"}"#)
+            Some(r#"{"lang":"en","n":12345678901234567890.50,"m":{ "a" : [1,2] },"lang":"fr"}"#)
         );
         // Every field but the page, the id and the URL; none present gives an empty object,
         // none asked gives nothing.
