@@ -451,8 +451,8 @@ fn stream_error(e: std::io::Error, other: impl FnOnce(std::io::Error) -> Error) 
 /// records, recognised by the `WARC/` header), a JSON Lines file of `{"id", "html"}` records
 /// (recognised by a leading `{`; a record without `id` is named by its `url`, else by file and
 /// line; `reading` may name other fields), or a single page, of at most `reading`'s
-/// [`Reading::max_bytes`]. Pages are read one at a time, so a large WARC file streams. A panic while they are
-/// read (a bug) is a failed page named by the input, which ends there.
+/// [`Reading::max_bytes`]. Pages are read one at a time, so a large WARC file streams. A panic
+/// while they are read (a bug) is a failed page named by the input, which ends there.
 pub fn pages(
     source: String,
     path: Option<PathBuf>,

@@ -188,8 +188,9 @@ sorted order) or - for standard input (also read when no input is named and page
 in). Output order is input order, the same for any --threads. A page that cannot be read is
 reported on stderr with its source and skipped (and listed in FILE as a JSON Lines record
 with --errors FILE); a summary line ends a batch, and counts the WARC records that hold no
-page (redirects, error pages, empty responses, other media types), which are passed over. Exit code: 0 when every page was extracted, 1 when any
-failed (or the model could not be loaded), 2 on a usage error."#;
+page (redirects, error pages, empty responses, other media types), which are passed over.
+Exit code: 0 when every page was extracted, 1 when any failed (or the model could not be
+loaded), 2 on a usage error."#;
 
 #[derive(Args)]
 struct InputArgs {
