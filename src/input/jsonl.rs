@@ -116,7 +116,7 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
                 charset: Some("utf-8".into()),
                 url,
                 fields: (!keys.keep.is_empty())
-                    .then(|| RawValue::from_string(format!("{{{kept}}}")).ok())
+                    .then(|| fields_object(&kept))
                     .flatten(),
                 ..Item::new(source, bytes)
             }
@@ -145,6 +145,19 @@ fn record_name(id: Option<serde_json::Value>, url: Option<String>) -> Option<Str
         Some(v) => Some(v.to_string()),
         None => url,
     }
+}
+
+/// The fields passed through as one JSON object. Their values were only checked for their
+/// grammar, not decoded: an escaped lone UTF-16 surrogate in them (which the page's field
+/// would have had mended, [`mend_json_line`]) is made U+FFFD, so that readers that decode
+/// strictly read the output record.
+fn fields_object(kept: &str) -> Option<Box<RawValue>> {
+    let object = format!("{{{kept}}}");
+    let object = match without_lone_surrogates(object.as_bytes()) {
+        Some(mended) => String::from_utf8(mended).ok()?,
+        None => object,
+    };
+    RawValue::from_string(object).ok()
 }
 
 /// A field passed through, added to `kept`, the inside of a JSON object.
@@ -398,6 +411,13 @@ mod tests {
             Some(r#"{"date":null}"#)
         );
         assert_eq!(fields(line, &keep(&["lang"])).as_deref(), Some("{}"));
+        // A lone surrogate in a value passed through (the page's own is fine) is mended as it
+        // would be in the page.
+        let line = r#"{"html": "<p>a</p>", "t": "x\ud83d\ny \ud83d\ude00"}"#;
+        assert_eq!(
+            fields(line, &keep(&["t"])).as_deref(),
+            Some(r#"{"t":"x\uFFFD\ny \ud83d\ude00"}"#)
+        );
         assert_eq!(fields(line, &Reading::default()), None);
         // The fields that are read otherwise cannot be passed through.
         for name in ["html", "id", "url", ""] {
