@@ -171,9 +171,8 @@ and keep the labels: textsift blocks --labels old.jsonl PAGES > new.jsonl
 Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
 records, or of other fields with --html-key, --id-key and --url-key), directories (walked in
 sorted order) or - for standard input (also read when no input is named and pages are piped
-in). A page that cannot be read is reported on stderr and
-skipped (and listed in FILE with --errors FILE); the exit code is 1 when any page failed, 2 on
-a usage error."#;
+in). A page that cannot be read is reported on stderr and skipped (and listed in FILE with
+--errors FILE); the exit code is 1 when any page failed, 2 on a usage error."#;
 
 const EXTRACT_EXAMPLE: &str = r#"Examples:
   $ textsift extract page.html                       # title and main text

@@ -752,8 +752,8 @@ fn code_block_under(code: &str, prefix: &str) -> String {
 
 /// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, then for a page
 /// of a WARC file `warc_record_id` and `warc_date`, `url` when the input names it apart from
-/// `source`, `fields` when asked for, then `title`, `text`, `markdown` and `blocks` when asked (a reader of a long JSON
-/// Lines file sees the title before the text).
+/// `source`, `fields` when asked for, then `title`, `text`, `markdown` and `blocks` when asked
+/// (a reader of a long JSON Lines file sees the title before the text).
 #[derive(Debug, Serialize)]
 pub struct PageRecord<'a> {
     /// The input as given, or the record id.
@@ -786,8 +786,8 @@ pub struct PageRecord<'a> {
 }
 
 /// One page as a record: source, the WARC record it came from if any, title, text, and the
-/// blocks when `with_blocks` (set `url` to add the page's URL, `markdown` to add the text as
-/// Markdown).
+/// blocks when `with_blocks` (set `url` to add the page's URL, `fields` to add a record's
+/// fields passed through, `markdown` to add the text as Markdown).
 pub fn to_json<'a>(
     source: &'a str,
     warc: Option<&'a crate::input::WarcRecord>,
