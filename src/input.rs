@@ -101,16 +101,6 @@ impl Reading {
         self.keys = std::sync::Arc::new(keys);
         Ok(self)
     }
-
-    /// The largest page accepted, in bytes.
-    pub fn max_bytes(&self) -> u64 {
-        self.max_bytes
-    }
-
-    /// The fields of JSON Lines records.
-    pub fn record_keys(&self) -> &RecordKeys {
-        &self.keys
-    }
 }
 
 /// One page to process.
@@ -450,8 +440,8 @@ fn stream_error(e: std::io::Error, other: impl FnOnce(std::io::Error) -> Error) 
 /// Every page of one input, lazily: a WARC file (its `response` records and HTML `resource`
 /// records, recognised by the `WARC/` header), a JSON Lines file of `{"id", "html"}` records
 /// (recognised by a leading `{`; a record without `id` is named by its `url`, else by file and
-/// line; `reading` may name other fields), or a single page, of at most `reading`'s
-/// [`Reading::max_bytes`]. Pages are read one at a time, so a large WARC file streams. A panic
+/// line; `reading` may name other fields), or a single page, within `reading`'s byte limit.
+/// Pages are read one at a time, so a large WARC file streams. A panic
 /// while they are read (a bug) is a failed page named by the input, which ends there.
 pub fn pages(
     source: String,

@@ -121,8 +121,10 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
                 ..Item::new(source, bytes)
             }
         }
-        // Not reached: `RecordSeed` refuses a record without its page.
-        Ok(_) => Item::new(place, Err(Error::Record("no page".into()))),
+        Ok(RecordParts { id, url, .. }) => Item::new(
+            record_name(id, url).unwrap_or(place),
+            Err(not_a_record(keys, format!("missing field `{}`", keys.html))),
+        ),
         Err(e) => Item::new(
             // The record's name alone, read again without its page, so that the report
             // names the record.
@@ -130,12 +132,17 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
                 .ok()
                 .and_then(|r| record_name(r.id, r.url))
                 .unwrap_or(place),
-            Err(Error::Record(format!(
-                "not a JSON record with a page in its {:?} field: {e}",
-                keys.html
-            ))),
+            Err(not_a_record(keys, e)),
         ),
     }
+}
+
+/// The error of a line that is not a record with a page.
+fn not_a_record(keys: &RecordKeys, why: impl std::fmt::Display) -> Error {
+    Error::Record(format!(
+        "not a JSON record with a page in its {:?} field: {why}",
+        keys.html
+    ))
 }
 
 /// A record's name: its id (a string as it is, another value as JSON), else its URL.
@@ -185,7 +192,7 @@ struct RecordParts {
 }
 
 /// Reads a record's fields by the names in `keys`, passing over the others unread; with `html`
-/// false, the page's field is passed over too, and its absence is no error.
+/// false, the page's field and those to pass through are passed over too.
 struct RecordSeed<'k> {
     keys: &'k RecordKeys,
     html: bool,
@@ -256,12 +263,6 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
                     parts.id = value;
                 }
             }
-        }
-        if self.html && parts.html.is_none() {
-            return Err(A::Error::custom(format_args!(
-                "missing field `{}`",
-                keys.html
-            )));
         }
         Ok(parts)
     }
