@@ -24,6 +24,9 @@ pub enum Error {
     /// A gzip stream was corrupt or cut short.
     #[error("bad gzip data: {0}")]
     Gzip(String),
+    /// A zstd stream was corrupt or cut short, or had bytes after its last frame.
+    #[error("bad zstd data: {0}")]
+    Zstd(String),
     /// The input has no bytes, or only whitespace.
     #[error("empty input")]
     Empty,
@@ -68,6 +71,7 @@ impl Error {
             Error::Io { .. } => "cannot_read",
             Error::Write { .. } => "cannot_write",
             Error::Gzip(_) => "bad_gzip",
+            Error::Zstd(_) => "bad_zstd",
             Error::Empty => "empty",
             Error::NotHtml(_) => "not_html",
             Error::NoPage(_) => "no_page",

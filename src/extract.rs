@@ -37,8 +37,8 @@ use std::sync::{Arc, OnceLock};
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Largest page accepted, in bytes, before and after decompression: gzip data is inflated
-    /// only up to this many bytes (default [`crate::input::DEFAULT_MAX_BYTES`], 32 MiB).
+    /// Largest page accepted, in bytes, before and after decompression: gzip and zstd data are
+    /// unpacked only up to this many bytes (default [`crate::input::DEFAULT_MAX_BYTES`], 32 MiB).
     pub max_bytes: u64,
     /// DOM node and block limits.
     pub segment: SegmentLimits,
@@ -201,7 +201,7 @@ impl Extractor {
         self.limits
     }
 
-    /// Extract one page from its raw bytes (any encoding; gzip is unpacked).
+    /// Extract one page from its raw bytes (any encoding; gzip and zstd are unpacked).
     pub fn extract(&self, bytes: &[u8]) -> Result<Extraction> {
         self.run(bytes, None, None, false).map(|(e, _)| e)
     }
@@ -260,8 +260,8 @@ impl Extractor {
             return Err(crate::input::too_many_bytes(self.limits.max_bytes, ""));
         }
         let unpacked;
-        let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-            unpacked = crate::input::gunzip_if_gzip(bytes.to_vec(), self.limits.max_bytes)?;
+        let bytes = if crate::input::is_compressed(bytes) {
+            unpacked = crate::input::decompress(bytes.to_vec(), self.limits.max_bytes)?;
             &unpacked[..]
         } else {
             bytes

@@ -322,8 +322,8 @@ fn is_utf8_prefix(bytes: &[u8]) -> bool {
 
 /// Name the kind of binary data, if the bytes are not text.
 fn binary_kind(bytes: &[u8]) -> Option<String> {
-    // Magic bytes, what they start, and for compressions other than gzip the tool that
-    // decompresses them.
+    // Magic bytes, what they start, and for compressions other than gzip and zstd (which
+    // inputs unpack: here they are a page compressed twice) the tool that decompresses them.
     const MAGIC: &[(&[u8], &str, Option<&str>)] = &[
         (b"\x89PNG", "PNG image", None),
         (b"%PDF", "PDF document", None),
@@ -335,7 +335,7 @@ fn binary_kind(bytes: &[u8]) -> Option<String> {
         (b"\x7fELF", "executable", None),
         (b"BZh", "bzip2 data", Some("bzip2")),
         (b"\xfd7zXZ", "xz data", Some("xz")),
-        (b"(\xb5/\xfd", "zstd data", Some("zstd")),
+        (b"(\xb5/\xfd", "zstd data", None),
         (b"OggS", "Ogg media", None),
         (b"wOFF", "web font", None),
         (b"wOF2", "web font", None),
@@ -343,7 +343,9 @@ fn binary_kind(bytes: &[u8]) -> Option<String> {
     if let Some((_, name, tool)) = MAGIC.iter().find(|(m, _, _)| bytes.starts_with(m)) {
         return Some(match tool {
             Some(tool) => {
-                format!("{name} (only gzip is decompressed: pipe it through `{tool} -dc`)")
+                format!(
+                    "{name} (only gzip and zstd are decompressed: pipe it through `{tool} -dc`)"
+                )
             }
             None => (*name).to_string(),
         });
@@ -456,9 +458,11 @@ mod tests {
         assert!(matches!(decode(b" \n\t "), Err(Error::Empty)));
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
         assert!(matches!(decode(png), Err(Error::NotHtml(k)) if k == "PNG image"));
-        // Compressions other than gzip say how to read them.
+        // Compressions other than gzip and zstd say how to read them.
+        let xz = b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46<p>x</p>";
+        assert!(matches!(decode(xz), Err(Error::NotHtml(k)) if k.contains("`xz -dc`")));
         let zst = b"(\xb5/\xfd\x24\x05\x29\x00\x00<p>x</p>";
-        assert!(matches!(decode(zst), Err(Error::NotHtml(k)) if k.contains("`zstd -dc`")));
+        assert!(matches!(decode(zst), Err(Error::NotHtml(k)) if k == "zstd data"));
         let noise: Vec<u8> = (0..4000u32).map(|i| (i * 7 % 13) as u8).collect();
         assert!(matches!(decode(&noise), Err(Error::NotHtml(_))));
     }

@@ -3,7 +3,7 @@
 //! A page is cut into atomic text blocks ([`blocks`]), each block gets shallow text and structure
 //! features ([`features`]), and a model trained offline labels every block content or boilerplate.
 //!
-//! The stages, each in its own module: [`input`] (files, gzip) → [`html`] (bytes to text) →
+//! The stages, each in its own module: [`input`] (files, gzip, zstd) → [`html`] (bytes to text) →
 //! [`blocks`] (segmentation) → [`features`] → [`model`] (scores; its kinds in [`boost`],
 //! [`forest`] and [`context`]) → [`decode`] (labels) → [`output`]. Beside them: [`annotate`]
 //! (annotations to block labels), [`train`], [`eval`], [`extract`] (the [`Extractor`]) and

@@ -168,7 +168,7 @@ Each record names the feature schema of its features ("schema"); training refuse
 of another schema. After an upgrade that changed the features, compute the records again
 and keep the labels: textsift blocks --labels old.jsonl PAGES > new.jsonl
 
-Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
+Inputs are files (HTML, gzip or zstd recognised by content, WARC files, JSON Lines of {"id", "html"}
 records, or of other fields with --html-key, --id-key and --url-key), directories (walked in
 sorted order) or - for standard input (also read when no input is named and pages are piped
 in). A page that cannot be read is reported on stderr and skipped (and listed in FILE with
@@ -181,7 +181,7 @@ const EXTRACT_EXAMPLE: &str = r#"Examples:
   $ textsift extract --threads 2 crawl.warc.gz pages/ > out.jsonl
   {"source":"https://example.com/a","title":"...","text":"..."}
 
-Inputs are files (HTML, gzip recognised by content, WARC files, JSON Lines of {"id", "html"}
+Inputs are files (HTML, gzip or zstd recognised by content, WARC files, JSON Lines of {"id", "html"}
 records, or of other fields with --html-key, --id-key and --url-key), directories (walked in
 sorted order) or - for standard input (also read when no input is named and pages are piped
 in). Output order is input order, the same for any --threads. A page that cannot be read is
@@ -199,12 +199,12 @@ struct InputArgs {
     /// Worker threads (0: all cores).
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
-    /// Largest page accepted, in bytes, before and after gunzip; a larger page is refused.
+    /// Largest page accepted, in bytes, before and after decompression; a larger page is refused.
     #[arg(long, default_value_t = input::DEFAULT_MAX_BYTES, value_parser = parse_limit::<u64>)]
     max_bytes: u64,
     /// Also write every page that failed to FILE, as JSON Lines in input order: {"source",
     /// "warc_record_id" or "url" when known, "kind" (too_large, not_html, cannot_read, empty,
-    /// bad_gzip, bad_record, internal), "error"}; the file is created even when none fails.
+    /// bad_gzip, bad_zstd, bad_record, internal), "error"}; the file is created even when none fails.
     #[arg(long, value_name = "FILE")]
     errors: Option<PathBuf>,
     /// The field of a JSON Lines record that holds the page's HTML.

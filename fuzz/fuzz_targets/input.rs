@@ -1,4 +1,4 @@
-//! Any bytes as an input file: a page, a WARC file, JSON Lines records, gzipped or not. Every
+//! Any bytes as an input file: a page, a WARC file, JSON Lines records, gzip, zstd or plain. Every
 //! page it yields is read or refused with an error, never a panic, and the pages end (a hang is
 //! libFuzzer's timeout); fields passed through from a record are one JSON object.
 #![no_main]

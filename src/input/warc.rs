@@ -5,7 +5,7 @@
 //! by line into one buffer until the claimed Content-Length is reached, with no bound of its
 //! own, so one record with a lying length pulls the rest of a multi-gigabyte file into memory.
 
-use super::{gunzip_if_gzip, stream_error, too_many_bytes, Item, WarcRecord};
+use super::{decompress, stream_error, too_many_bytes, Item, WarcRecord};
 use crate::error::{Error, Result};
 use std::io::{BufRead, Read};
 
@@ -405,7 +405,8 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         got,
         replay,
     } = warc_body(stream, len, keep, bound)?;
-    let ends = got == len && record_ends(stream).map_err(|e| Error::Gzip(e.to_string()))?;
+    let ends = got == len
+        && record_ends(stream).map_err(|e| stream_error(e, |e| Error::Gzip(e.to_string())))?;
     if !ends {
         let mut why = if got < len {
             format!(
@@ -504,12 +505,12 @@ fn html_charset(content_type: &str) -> Option<Option<String>> {
 }
 
 /// A page's bytes from an HTTP body in its `Content-Encoding`: brotli and deflate are
-/// decoded here, gzip (also recognised by its magic bytes) by [`gunzip_if_gzip`]. A body that
-/// does not decode but reads as markup is kept as it is: some archives store the decoded page
-/// under its original header. Other encodings are refused by name.
+/// decoded here, gzip and zstd (also recognised by their magic bytes) by [`decompress`]. A
+/// body that does not decode but reads as markup is kept as it is: some archives store the
+/// decoded page under its original header. Other encodings are refused by name.
 fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Result<Vec<u8>> {
     let decoder: Box<dyn Read + '_> = match encoding.as_deref() {
-        None | Some("gzip" | "x-gzip") => return gunzip_if_gzip(body, max_bytes),
+        None | Some("gzip" | "x-gzip" | "zstd") => return decompress(body, max_bytes),
         Some("br") => Box::new(brotli_decompressor::Decompressor::new(
             body.as_slice(),
             1 << 14,

@@ -825,6 +825,115 @@ fn warc_response(uri: &str, http: &[u8]) -> Vec<u8> {
     r
 }
 
+/// `data` as one zstd frame, compressed with `dictionary` when it is not empty.
+fn zstd_frame(data: &[u8], dictionary: &[u8]) -> Vec<u8> {
+    let mut e = zstd::stream::Encoder::with_dictionary(Vec::new(), 3, dictionary).unwrap();
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn zstd_inputs_read_as_their_plain_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let records: Vec<Vec<u8>> = (0..3)
+        .map(|n| {
+            let http = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{}",
+                article(30 + n)
+            );
+            warc_response(&format!("https://example.com/{n}"), http.as_bytes())
+        })
+        .collect();
+    // A body sent in the zstd content encoding, as browsers now fetch pages.
+    let mut http =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: zstd\r\n\r\n".to_vec();
+    http.extend(zstd_frame(article(33).as_bytes(), b""));
+    let records = [records, vec![warc_response("https://example.com/3", &http)]].concat();
+    let jsonl: String = (0..3)
+        .map(|n| {
+            format!(
+                "{}\n",
+                serde_json::json!({"id": n, "html": article(40 + n)})
+            )
+        })
+        .collect();
+    std::fs::write(p("page.html"), article(50)).unwrap();
+    std::fs::write(p("crawl.warc"), records.concat()).unwrap();
+    std::fs::write(p("pages.jsonl"), &jsonl).unwrap();
+    // Compressed as `zstd` and a `.warc.zst` writer do: a page or a JSON Lines file as one
+    // frame; a WARC file as a frame per record after a skippable frame that holds their
+    // dictionary (here compressed itself, as the format allows).
+    std::fs::write(p("page.html.zst"), zstd_frame(article(50).as_bytes(), b"")).unwrap();
+    std::fs::write(p("pages.jsonl.zst"), zstd_frame(jsonl.as_bytes(), b"")).unwrap();
+    let dictionary = records[0][..200].to_vec();
+    let stored = zstd_frame(&dictionary, b"");
+    let mut warc_zst = [0x5d, 0x2a, 0x4d, 0x18].to_vec();
+    warc_zst.extend(u32::try_from(stored.len()).unwrap().to_le_bytes());
+    warc_zst.extend(stored);
+    for r in &records {
+        warc_zst.extend(zstd_frame(r, &dictionary));
+    }
+    std::fs::write(p("crawl.warc.zst"), warc_zst).unwrap();
+    let run = |names: [&str; 3]| {
+        let paths: Vec<String> = names.iter().map(|n| p(n)).collect();
+        let mut args = vec!["extract", "--format", "jsonl", "--threads", "2"];
+        args.extend(paths.iter().map(String::as_str));
+        let out = textsift(&args, None);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out).replace(".zst\"", "\"")
+    };
+    let plain = run(["page.html", "crawl.warc", "pages.jsonl"]);
+    let packed = run(["page.html.zst", "crawl.warc.zst", "pages.jsonl.zst"]);
+    assert_eq!(plain.lines().count(), 8, "{plain}");
+    assert!(plain.contains("story 33"), "{plain}");
+    assert_eq!(packed, plain);
+    // One page alone, and standard input: the text of one page.
+    let one = textsift(&["extract", &p("page.html.zst")], None);
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert!(
+        stdout(&one).starts_with("Story 50 & more\n\nThe bridge story 50\n"),
+        "{}",
+        stdout(&one)
+    );
+    let piped = textsift(
+        &["extract"],
+        Some(&std::fs::read(p("page.html.zst")).unwrap()),
+    );
+    assert_eq!(stdout(&piped), stdout(&one));
+
+    // A JSON Lines file cut inside its second frame: the first frame's records are kept, and
+    // the cut is reported as a failure of its own kind.
+    let frames: Vec<u8> = jsonl
+        .lines()
+        .flat_map(|l| zstd_frame(format!("{l}\n").as_bytes(), b""))
+        .collect();
+    let first = zstd_frame(
+        format!("{}\n", jsonl.lines().next().unwrap()).as_bytes(),
+        b"",
+    );
+    std::fs::write(p("cut.jsonl.zst"), &frames[..first.len() + 20]).unwrap();
+    let errors = p("errors.jsonl");
+    let out = textsift(&["extract", "--errors", &errors, &p("cut.jsonl.zst")], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let sources: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["source"].to_string())
+        .collect();
+    assert_eq!(sources, ["\"0\""]);
+    assert!(
+        stderr(&out).contains(&format!(
+            "textsift: {}:2: bad zstd data: truncated zstd stream\n",
+            p("cut.jsonl.zst")
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let failure: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&errors).unwrap().trim()).unwrap();
+    assert_eq!(failure["kind"], "bad_zstd");
+}
+
 #[test]
 fn a_charset_declared_outside_the_page_wins_over_its_meta() {
     // An article about a café whose <meta> names a charset its bytes are not in.

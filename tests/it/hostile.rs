@@ -491,6 +491,28 @@ fn truncated_concatenated_and_bomb_gzip() {
     }
 }
 
+#[test]
+fn zstd_pages_cut_short_and_bombs() {
+    let packed = zstd::encode_all(ARTICLE.as_bytes(), 3).unwrap();
+    assert_eq!(
+        extract(&packed).unwrap(),
+        extract(ARTICLE.as_bytes()).unwrap()
+    );
+    for cut in [4, 10, packed.len() / 2, packed.len() - 1] {
+        match extract(&packed[..cut]) {
+            Err(Error::Zstd(m)) => assert!(m.starts_with("truncated zstd stream"), "{m}"),
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+    }
+    let bomb = zstd::encode_all(&vec![b' '; 200_000_000][..], 3).unwrap();
+    let err = within(20, "zstd bomb", || extract(&bomb)).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("after zstd decompression") && msg.contains("--max-bytes"),
+        "{msg}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Files, records, directories
 
@@ -727,7 +749,7 @@ fn warc_records_without_a_page_are_passed_over_and_chunked_bodies_joined() {
 }
 
 #[test]
-fn warc_bodies_in_brotli_or_deflate_and_pages_in_resource_records() {
+fn warc_bodies_in_brotli_deflate_or_zstd_and_pages_in_resource_records() {
     let dir = tempfile::tempdir().unwrap();
     let brotli = |data: &[u8]| {
         let mut out = Vec::new();
@@ -777,6 +799,7 @@ fn warc_bodies_in_brotli_or_deflate_and_pages_in_resource_records() {
         encoded("https://a.example/identity", "identity", page),
         encoded("https://a.example/cut", "br", &br[..br.len() / 2]),
         encoded("https://a.example/zstd", "zstd", b"\x28\xb5\x2f\xfd"),
+        encoded("https://a.example/lzw", "compress", b"\x1f\x9d\x90"),
         encoded("https://a.example/bomb", "br", &bomb),
         resource(
             "https://a.example/resource",
@@ -806,22 +829,33 @@ fn warc_bodies_in_brotli_or_deflate_and_pages_in_resource_records() {
             "https://a.example/identity",
             "https://a.example/cut",
             "https://a.example/zstd",
+            "https://a.example/lzw",
             "https://a.example/bomb",
             "https://a.example/resource",
         ]
     );
-    for item in got[..5].iter().chain(&got[8..]) {
+    for item in got[..5].iter().chain(&got[9..]) {
         assert_eq!(item.bytes.as_deref().unwrap(), page, "{}", item.source);
     }
     let error = |i: usize| error_of(&got[i]);
     assert!(error(5).starts_with("bad br data"), "{}", error(5));
-    assert!(error(6).contains("zstd content encoding"), "{}", error(6));
+    // A zstd body cut short (zstd bodies that are whole: `tests/it/extract_cli.rs`).
     assert!(
-        matches!(got[7].bytes, Err(Error::TooLarge(_))) && error(7).contains("after br"),
+        error(6).starts_with("bad zstd data: truncated zstd stream"),
+        "{}",
+        error(6)
+    );
+    assert!(
+        error(7).contains("compress content encoding"),
         "{}",
         error(7)
     );
-    assert_eq!(got[8].charset.as_deref(), Some("iso-8859-1"));
+    assert!(
+        matches!(got[8].bytes, Err(Error::TooLarge(_))) && error(8).contains("after br"),
+        "{}",
+        error(8)
+    );
+    assert_eq!(got[9].charset.as_deref(), Some("iso-8859-1"));
 }
 
 #[test]

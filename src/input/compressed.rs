@@ -1,0 +1,570 @@
+//! Compressed inputs, told by their magic bytes, not by a file name: gzip (one member or
+//! more) and zstd (one frame or more, with the dictionary that starts a `.warc.zst` file).
+
+use super::too_many_bytes;
+use crate::error::{Error, Result};
+use std::io::{BufRead, Read};
+
+/// How an input's bytes are packed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Packing {
+    /// Not compressed (or in a format that is not unpacked: the page is then refused by name).
+    Plain,
+    /// gzip (`1f 8b`).
+    Gzip,
+    /// zstd: a frame (`28 b5 2f fd`), or a skippable frame (`5? 2a 4d 18`), which a
+    /// `.warc.zst` file starts with to hold its dictionary.
+    Zstd,
+}
+
+/// The magic number of a zstd frame, as it is written (little-endian).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// The skippable frame that holds a `.warc.zst` file's dictionary (`0x184D2A5D`).
+const DICTIONARY_FRAME: [u8; 4] = [0x5d, 0x2a, 0x4d, 0x18];
+
+/// What a zstd stream cut short is called.
+const TRUNCATED_ZSTD: &str = "truncated zstd stream";
+
+/// Largest dictionary read from a `.warc.zst` file: the format's are some hundred KiB.
+const MAX_DICTIONARY: u64 = 16 << 20;
+
+/// How `head`, an input's first bytes, is packed.
+pub(crate) fn packing(head: &[u8]) -> Packing {
+    match head {
+        [0x1f, 0x8b, ..] => Packing::Gzip,
+        [m, 0x2a, 0x4d, 0x18, ..] if m & 0xf0 == 0x50 => Packing::Zstd,
+        _ if head.starts_with(&ZSTD_MAGIC) => Packing::Zstd,
+        _ => Packing::Plain,
+    }
+}
+
+impl Packing {
+    /// How the limit's error says where the bytes were counted (` after gunzip`).
+    pub(crate) fn after(self) -> &'static str {
+        match self {
+            Packing::Plain => "",
+            Packing::Gzip => " after gunzip",
+            Packing::Zstd => " after zstd decompression",
+        }
+    }
+}
+
+/// Decompress gzip or zstd data, recognised by its magic bytes; other bytes pass through.
+/// The limit counts the bytes that come out.
+pub fn decompress(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
+    match packing(&bytes) {
+        Packing::Plain => Ok(bytes),
+        Packing::Gzip => gunzip_if_gzip(bytes, max_bytes),
+        Packing::Zstd => unzstd(&bytes, max_bytes),
+    }
+}
+
+/// Decompress gzip data (recognised by its magic bytes, not a file name); other bytes pass through.
+pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    // The last four bytes give the size of the last member (modulo 4 GiB): room for the whole
+    // output at once saves growing the buffer step by step. The claim is only trusted up to
+    // the limit and to what deflate can make of the input (at most 1032 bytes out of one).
+    let claimed = bytes
+        .last_chunk::<4>()
+        .map_or(0, |&size| u64::from(u32::from_le_bytes(size)));
+    let possible = (bytes.len() as u64).saturating_mul(1032);
+    if claimed <= possible && claimed <= max_bytes {
+        if let Some(out) = gunzip_one_member(&bytes, claimed as usize) {
+            return Ok(out);
+        }
+    }
+    let room = claimed.min(possible).min(max_bytes.saturating_add(1));
+    let mut out = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
+    let result = GzMembers::new(bytes.as_slice())
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut out);
+    match result {
+        Ok(_) if out.len() as u64 > max_bytes => Err(too_many_bytes(max_bytes, " after gunzip")),
+        Ok(_) => Ok(out),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(Error::Gzip(format!(
+            "truncated gzip stream ({} bytes decompressed before the cut)",
+            out.len()
+        ))),
+        Err(e) => Err(Error::Gzip(e.to_string())),
+    }
+}
+
+/// Gunzip with libdeflate, which inflates a whole buffer at once faster than a stream can
+/// (a third less time over the WCXB pages), when the input is one gzip member of `size` bytes
+/// (its trailer's claim). libdeflate reads one member and ignores what follows it, so the
+/// input must hold no other gzip magic: any later `1f 8b 08` (a next member starts so; inside
+/// deflate data it is rare) leaves the work to the stream decoder, as does any error, so that
+/// a bad file gets that decoder's message.
+fn gunzip_one_member(bytes: &[u8], size: usize) -> Option<Vec<u8>> {
+    thread_local! {
+        static INFLATE: std::cell::RefCell<libdeflater::Decompressor> =
+            std::cell::RefCell::new(libdeflater::Decompressor::new());
+    }
+    if memchr::memmem::find(&bytes[1..], &[0x1f, 0x8b, 0x08]).is_some() {
+        return None;
+    }
+    let mut out = vec![0u8; size];
+    let n = INFLATE
+        .with_borrow_mut(|d| d.gzip_decompress(bytes, &mut out))
+        .ok()?;
+    (n == size).then_some(out)
+}
+
+/// Decompress zstd data, every frame of it, within the limit.
+fn unzstd(bytes: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let result = ZstdFrames::new(bytes).and_then(|frames| {
+        frames
+            .take(max_bytes.saturating_add(1))
+            .read_to_end(&mut out)
+    });
+    match result {
+        Ok(_) if out.len() as u64 > max_bytes => {
+            Err(too_many_bytes(max_bytes, Packing::Zstd.after()))
+        }
+        Ok(_) => Ok(out),
+        Err(e) => match stream_error(e, |e| Error::Zstd(e.to_string())) {
+            Error::Zstd(why) if why == TRUNCATED_ZSTD => Err(Error::Zstd(format!(
+                "{why} ({} bytes decompressed before the cut)",
+                out.len()
+            ))),
+            other => Err(other),
+        },
+    }
+}
+
+/// `stream` (whose first bytes are at hand in its buffer) as the bytes it holds: inflated or
+/// decompressed as it is read when it starts with the magic bytes of gzip or zstd.
+pub(crate) fn unpacked<R: BufRead + Send + 'static>(
+    mut stream: R,
+) -> std::io::Result<(Box<dyn BufRead + Send>, Packing)> {
+    let packed = packing(stream.fill_buf()?);
+    let unpacked: Box<dyn BufRead + Send> = match packed {
+        Packing::Plain => Box::new(stream),
+        Packing::Gzip => Box::new(std::io::BufReader::with_capacity(
+            1 << 16,
+            GzMembers::new(stream),
+        )),
+        Packing::Zstd => Box::new(std::io::BufReader::with_capacity(
+            1 << 16,
+            ZstdFrames::new(stream)?,
+        )),
+    };
+    Ok((unpacked, packed))
+}
+
+/// The first bytes (up to 8) that the start of `raw` unpacks to: `raw`'s own when it is not
+/// compressed. Fewer when `raw` ends or breaks before them, or when they lie beyond it: a
+/// zstd block is only decoded whole, and may run to 128 KiB.
+pub(crate) fn unpacked_head(raw: &[u8]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(8);
+    let _ = match packing(raw) {
+        Packing::Plain => return raw[..raw.len().min(8)].to_vec(),
+        Packing::Gzip => GzMembers::new(raw).take(8).read_to_end(&mut head),
+        Packing::Zstd => ZstdFrames::new(raw).and_then(|z| z.take(8).read_to_end(&mut head)),
+    };
+    head
+}
+
+/// How many of a file's first bytes are looked at to tell what it holds once unpacked: those
+/// of `head`'s packing that give the first 8 bytes of most files.
+pub(crate) fn head_to_read(head: &[u8]) -> u64 {
+    match packing(head) {
+        // A dictionary frame, then the first block of the first frame (at most 128 KiB).
+        Packing::Zstd => {
+            let dictionary = match head {
+                [0x5d, 0x2a, 0x4d, 0x18, a, b, c, d, ..] => {
+                    u64::from(u32::from_le_bytes([*a, *b, *c, *d])).min(MAX_DICTIONARY)
+                }
+                _ => 0,
+            };
+            8 + dictionary + (130 << 10)
+        }
+        Packing::Plain | Packing::Gzip => 4096,
+    }
+}
+
+/// What a failed read of an unpacked stream means: a gzip or zstd stream that was cut short
+/// or corrupt (the decoders' errors), or else `other`.
+pub(crate) fn stream_error(
+    e: std::io::Error,
+    other: impl FnOnce(std::io::Error) -> Error,
+) -> Error {
+    if let Some(BadZstd(why)) = e.get_ref().and_then(|inner| inner.downcast_ref()) {
+        return Error::Zstd(why.clone());
+    }
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Error::Gzip("truncated gzip stream".into()),
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
+            Error::Gzip(e.to_string())
+        }
+        _ => other(e),
+    }
+}
+
+/// A gzip stream of one member or more, inflated as it is read (a whole page, or a WARC or
+/// JSON Lines stream). Bytes after a member that do not start another one end the stream, as
+/// `gzip -d` ignores them: a file padded with zeros or followed by a stray line keeps its
+/// pages. A member cut short (`UnexpectedEof`) or corrupt is an error.
+pub(crate) struct GzMembers<R: BufRead> {
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: BufRead> GzMembers<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        GzMembers {
+            member: Some(flate2::bufread::GzDecoder::new(inner)),
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while let Some(member) = &mut self.member {
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            // The member is done: another one follows only where its magic byte stands.
+            let mut inner = self.member.take().map(|m| m.into_inner());
+            if let Some(rest) = inner.as_mut() {
+                if rest.fill_buf()?.first() == Some(&0x1f) {
+                    self.member = inner.map(flate2::bufread::GzDecoder::new);
+                }
+            }
+        }
+        Ok(0)
+    }
+}
+
+/// A zstd stream of one frame or more, decompressed as it is read. A `.warc.zst` file (one
+/// frame per WARC record) may start with a skippable frame that holds the dictionary of its
+/// other frames, itself zstd-compressed or not; other skippable frames are passed over. A
+/// frame cut short, corrupt data or bytes after the last frame are an error ([`BadZstd`]), as
+/// for `zstd -d`.
+struct ZstdFrames<R: BufRead>(zstd::stream::read::Decoder<'static, R>);
+
+/// Why a zstd stream could not be read, carried in an `io::Error` to [`stream_error`].
+#[derive(Debug)]
+struct BadZstd(String);
+
+impl std::fmt::Display for BadZstd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadZstd {}
+
+impl<R: BufRead> ZstdFrames<R> {
+    fn new(mut inner: R) -> std::io::Result<Self> {
+        let dictionary = zstd_dictionary(&mut inner).map_err(bad_zstd)?;
+        let decoder = zstd::stream::read::Decoder::with_dictionary(inner, &dictionary);
+        Ok(ZstdFrames(decoder.map_err(bad_zstd)?))
+    }
+}
+
+impl<R: BufRead> Read for ZstdFrames<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf).map_err(bad_zstd)
+    }
+}
+
+/// The decoder's own errors (and a frame cut short) as [`BadZstd`]; errors of the reader
+/// beneath it (a disk that fails) as they are.
+fn bad_zstd(e: std::io::Error) -> std::io::Error {
+    let why = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        TRUNCATED_ZSTD.to_string()
+    } else if e.get_ref().is_some_and(|inner| inner.is::<zstd::Error>()) {
+        e.to_string()
+    } else {
+        return e;
+    };
+    std::io::Error::other(BadZstd(why))
+}
+
+/// The dictionary that a `.warc.zst` file's first frame holds, read off `r`; empty when the
+/// stream does not start with one.
+fn zstd_dictionary(r: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
+    if !r.fill_buf()?.starts_with(&DICTIONARY_FRAME) {
+        return Ok(Vec::new());
+    }
+    let mut header = [0u8; 8];
+    r.read_exact(&mut header)?;
+    let size = u64::from(u32::from_le_bytes([
+        header[4], header[5], header[6], header[7],
+    ]));
+    if size > MAX_DICTIONARY {
+        return Err(std::io::Error::other(BadZstd(format!(
+            "a dictionary of {size} bytes, more than {MAX_DICTIONARY}"
+        ))));
+    }
+    let mut dictionary = Vec::new();
+    r.take(size).read_to_end(&mut dictionary)?;
+    if (dictionary.len() as u64) < size {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    // The format allows the dictionary to be compressed itself, as a plain zstd frame.
+    if dictionary.starts_with(&ZSTD_MAGIC) {
+        let mut plain = Vec::new();
+        zstd::stream::read::Decoder::with_buffer(dictionary.as_slice())?
+            .take(MAX_DICTIONARY + 1)
+            .read_to_end(&mut plain)?;
+        if plain.len() as u64 > MAX_DICTIONARY {
+            return Err(std::io::Error::other(BadZstd(format!(
+                "a dictionary of more than {MAX_DICTIONARY} bytes"
+            ))));
+        }
+        dictionary = plain;
+    }
+    Ok(dictionary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn gz(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn gzip_by_magic_bytes() {
+        let page = b"<p>hello</p>".to_vec();
+        assert_eq!(gunzip_if_gzip(gz(&page), 1000).unwrap(), page);
+        assert_eq!(gunzip_if_gzip(page.clone(), 1000).unwrap(), page);
+    }
+
+    #[test]
+    fn concatenated_gzip_members_are_joined() {
+        let mut two = gz(b"<p>one</p>");
+        two.extend(gz(b"<p>two</p>"));
+        assert_eq!(gunzip_if_gzip(two, 1000).unwrap(), b"<p>one</p><p>two</p>");
+    }
+
+    #[test]
+    fn one_member_by_libdeflate_and_the_rest_by_the_stream() {
+        let page = b"<p>some text that compresses well</p>".repeat(40);
+        let one = gz(&page);
+        assert_eq!(gunzip_one_member(&one, page.len()).unwrap(), page);
+        // A wrong size claim, another member, or a broken stream: left to the stream decoder.
+        assert!(gunzip_one_member(&one, page.len() + 1).is_none());
+        let mut two = one.clone();
+        two.extend(gz(&page));
+        assert!(gunzip_one_member(&two, page.len()).is_none());
+        assert_eq!(gunzip_if_gzip(two, 1 << 20).unwrap(), page.repeat(2));
+        let mut broken = one.clone();
+        let middle = broken.len() / 2;
+        broken[middle] ^= 0xff;
+        assert!(gunzip_one_member(&broken, page.len()).is_none());
+        assert!(gunzip_if_gzip(broken, 1 << 20).is_err());
+    }
+
+    #[test]
+    fn bytes_after_the_last_member_are_ignored_as_gzip_does() {
+        let page = b"<p>some text that compresses well</p>".repeat(40);
+        // Zeros padding the file, or a stray line after it: the page is kept.
+        for tail in [&[0u8; 512][..], b"garbage\n"] {
+            let mut data = gz(&page);
+            data.extend_from_slice(tail);
+            assert_eq!(gunzip_if_gzip(data, 1 << 20).unwrap(), page, "{tail:?}");
+        }
+        // A lone magic byte after the member starts one that ends at once: an error, as
+        // `gzip -d` says "unexpected end of file".
+        let mut data = gz(&page);
+        data.push(0x1f);
+        assert!(matches!(gunzip_if_gzip(data, 1 << 20), Err(Error::Gzip(_))));
+        // Two members and then junk: both pages.
+        let mut data = gz(&page);
+        data.extend(gz(&page));
+        data.extend_from_slice(b"junk");
+        assert_eq!(gunzip_if_gzip(data, 1 << 20).unwrap(), page.repeat(2));
+        // A second member cut short is still a cut file, and the limit counts every member.
+        let mut data = gz(&page);
+        let second = gz(&page);
+        data.extend_from_slice(&second[..second.len() / 2]);
+        let err = gunzip_if_gzip(data, 1 << 20).unwrap_err();
+        assert!(err.to_string().contains("truncated gzip"), "{err}");
+        let mut data = gz(&page);
+        data.extend(gz(&page));
+        data.extend_from_slice(b"junk");
+        assert!(matches!(
+            gunzip_if_gzip(data, page.len() as u64 + 10),
+            Err(Error::TooLarge(_))
+        ));
+    }
+
+    #[test]
+    fn truncated_gzip_is_a_clear_error() {
+        let data = gz(&b"<p>some text that compresses</p>".repeat(50));
+        let cut = data[..data.len() / 2].to_vec();
+        let err = gunzip_if_gzip(cut, 1 << 20).unwrap_err();
+        assert!(err.to_string().contains("truncated gzip"), "{err}");
+    }
+
+    #[test]
+    fn size_limit_applies_after_gunzip() {
+        let data = gz(&vec![b'a'; 10_000]);
+        assert!(matches!(
+            gunzip_if_gzip(data, 5000),
+            Err(Error::TooLarge(_))
+        ));
+    }
+
+    fn zst(data: &[u8]) -> Vec<u8> {
+        zstd::encode_all(data, 3).unwrap()
+    }
+
+    /// A frame compressed with `dictionary` (raw content: any bytes serve as a dictionary).
+    fn zst_with(data: &[u8], dictionary: &[u8]) -> Vec<u8> {
+        let mut e = zstd::stream::Encoder::with_dictionary(Vec::new(), 3, dictionary).unwrap();
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn skippable(magic_low: u8, payload: &[u8]) -> Vec<u8> {
+        let size = u32::try_from(payload.len()).unwrap().to_le_bytes();
+        [&[magic_low, 0x2a, 0x4d, 0x18][..], &size, payload].concat()
+    }
+
+    fn stream(data: &[u8]) -> std::io::Result<Vec<u8>> {
+        let (mut unpacked, _) = unpacked(std::io::Cursor::new(data.to_vec()))?;
+        let mut out = Vec::new();
+        unpacked.read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn packing_by_magic_bytes() {
+        assert_eq!(packing(b"\x1f\x8b\x08"), Packing::Gzip);
+        assert_eq!(packing(&zst(b"<p>x</p>")), Packing::Zstd);
+        assert_eq!(packing(&skippable(0x50, b"")), Packing::Zstd);
+        assert_eq!(packing(&skippable(0x5f, b"")), Packing::Zstd);
+        assert_eq!(packing(b"P*M"), Packing::Plain);
+        assert_eq!(packing(b"<p>hello</p>"), Packing::Plain);
+        assert_eq!(packing(b""), Packing::Plain);
+    }
+
+    #[test]
+    fn zstd_frames_are_joined_and_skippable_frames_passed_over() {
+        let page = b"<p>hello</p>".to_vec();
+        assert_eq!(decompress(zst(&page), 1000).unwrap(), page);
+        assert_eq!(decompress(page.clone(), 1000).unwrap(), page);
+        let many = [
+            skippable(0x50, b"an index"),
+            zst(b"<p>one</p>"),
+            skippable(0x5e, b""),
+            zst(b"<p>two</p>"),
+        ]
+        .concat();
+        assert_eq!(
+            decompress(many.clone(), 1000).unwrap(),
+            b"<p>one</p><p>two</p>"
+        );
+        assert_eq!(stream(&many).unwrap(), b"<p>one</p><p>two</p>");
+    }
+
+    #[test]
+    fn a_warc_zst_dictionary_is_read_raw_or_compressed() {
+        // A `.warc.zst` file: the dictionary's skippable frame, then one frame per record.
+        let dictionary =
+            b"WARC/1.0\r\nWARC-Type: response\r\nContent-Type: text/html\r\n".repeat(4);
+        let records = [
+            b"WARC/1.0\r\nWARC-Type: response\r\n1",
+            &b"WARC/1.0\r\n2"[..],
+        ];
+        let frames: Vec<u8> = records
+            .iter()
+            .flat_map(|r| zst_with(r, &dictionary))
+            .collect();
+        for stored in [dictionary.clone(), zst(&dictionary)] {
+            let file = [skippable(0x5d, &stored), frames.clone()].concat();
+            assert_eq!(stream(&file).unwrap(), records.concat());
+            assert_eq!(decompress(file.clone(), 1 << 20).unwrap(), records.concat());
+            assert_eq!(unpacked_head(&file), b"WARC/1.0");
+        }
+        // Without the dictionary, the frames cannot be read.
+        assert!(matches!(decompress(frames, 1 << 20), Err(Error::Zstd(_))));
+        // A dictionary frame that claims more than the limit, or is cut short.
+        let huge = [&DICTIONARY_FRAME[..], &u32::MAX.to_le_bytes()].concat();
+        assert!(
+            matches!(decompress(huge, 1 << 20), Err(Error::Zstd(m)) if m.contains("dictionary of"))
+        );
+        let cut = skippable(0x5d, &dictionary)[..100].to_vec();
+        assert!(
+            matches!(decompress(cut, 1 << 20), Err(Error::Zstd(m)) if m.starts_with("truncated"))
+        );
+    }
+
+    #[test]
+    fn zstd_cut_short_corrupt_or_followed_by_junk_is_a_clear_error() {
+        let page = b"<p>some text that compresses well, and more of it</p>".repeat(200);
+        let packed = zst(&page);
+        let err = decompress(packed[..packed.len() / 2].to_vec(), 1 << 20).unwrap_err();
+        assert!(
+            matches!(&err, Error::Zstd(m) if m.starts_with("truncated zstd stream (")),
+            "{err}"
+        );
+        assert_eq!(err.kind(), "bad_zstd");
+        let err = stream(&packed[..packed.len() / 2]).unwrap_err();
+        assert!(
+            matches!(stream_error(err, |_| Error::Empty), Error::Zstd(m) if m == TRUNCATED_ZSTD)
+        );
+        let mut corrupt = packed.clone();
+        let at = corrupt.len() / 2;
+        corrupt[at] ^= 0xff;
+        corrupt[at + 1] ^= 0xff;
+        // Without a checksum in the frame, corrupt data may decode to other bytes; never to
+        // another kind of error.
+        assert!(matches!(
+            decompress(corrupt, 1 << 20),
+            Ok(_) | Err(Error::Zstd(_))
+        ));
+        // Bytes after the last frame that start no frame: an error, as `zstd -d` says.
+        let junk = [packed, b"junk after the frame".to_vec()].concat();
+        assert!(matches!(decompress(junk, 1 << 20), Err(Error::Zstd(_))));
+    }
+
+    #[test]
+    fn the_limit_counts_what_zstd_unpacks() {
+        // 200 MB of spaces in a few kB, unpacked only up to the limit.
+        let bomb = zst(&vec![b' '; 200_000_000]);
+        assert!(bomb.len() < 100_000);
+        let err = decompress(bomb, 5000).unwrap_err();
+        assert!(
+            matches!(&err, Error::TooLarge(m) if m.contains("after zstd decompression")),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_head_of_a_zstd_file_is_read_past_its_first_block() {
+        // A page whose first block compresses badly: its start lies beyond the first 4 KiB.
+        let mut noise = 0x2545_f491_u32;
+        let page: Vec<u8> = b"{\"id\": 1}"
+            .iter()
+            .copied()
+            .chain((0..100_000).map(|_| {
+                noise ^= noise << 13;
+                noise ^= noise >> 17;
+                noise ^= noise << 5;
+                b'a' + (noise % 26) as u8
+            }))
+            .collect();
+        let packed = zst(&page);
+        assert!(unpacked_head(&packed[..4096]).is_empty());
+        let wanted = usize::try_from(head_to_read(&packed)).unwrap();
+        assert_eq!(
+            unpacked_head(&packed[..wanted.min(packed.len())]),
+            &page[..8]
+        );
+        assert_eq!(head_to_read(b"<p>x</p>"), 4096);
+    }
+}
