@@ -198,16 +198,16 @@ enum HtmlSource {
 /// Pages read and labelled, and the pages that failed (id, reason).
 pub type Loaded = (Vec<LabeledPage>, Vec<(String, Error)>);
 
-/// The lines of a file that hold more than whitespace, with their line numbers (from 1).
+/// The lines of a file that hold more than whitespace, with their line numbers (from 1); a
+/// gzip or zstd file is decompressed as it is read.
 fn non_empty_lines(path: &Path) -> Result<Vec<(usize, String)>> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
     let mut lines = Vec::new();
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(io)?;
+    for (n, line) in crate::input::open_unpacked(path)?.lines().enumerate() {
+        let line = line.map_err(|e| crate::input::stream_error(e, io))?;
         if !line.trim().is_empty() {
             lines.push((n + 1, line));
         }

@@ -274,6 +274,12 @@ fn read_limited(r: impl Read, max_bytes: u64) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// A file as a buffered stream of the bytes it holds, decompressed as it is read when it is
+/// gzip or zstd: training and label files (`pages.jsonl.zst`) as pages are read.
+pub(crate) fn open_unpacked(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    open_stream(Some(path)).map(|(stream, _)| stream)
+}
+
 /// Open an input (a file, or standard input for `None`) as a buffered stream, decompressed
 /// as it is read when it starts with the magic bytes of gzip or zstd (its [`Packing`]).
 fn open_stream(path: Option<&Path>) -> Result<(Box<dyn BufRead + Send>, Packing)> {
@@ -434,10 +440,10 @@ fn opened_unguarded(
     };
     let kind = match stream.fill_buf() {
         Ok(h) => container_of(h),
-        Err(e) if packed == Packing::Zstd => {
-            return single(Err(stream_error(e, |e| Error::Zstd(e.to_string()))))
+        Err(e) => {
+            let path = path.unwrap_or_else(|| PathBuf::from("-"));
+            return single(Err(stream_error(e, |source| Error::Io { path, source })));
         }
-        Err(e) => return single(Err(Error::Gzip(e.to_string()))),
     };
     let read = |item| Pending(Deferred::Read(item));
     match kind {

@@ -58,6 +58,7 @@ const TRAIN_EXAMPLE: &str = r#"Annotations (--data, repeatable):
   DIR           a WCXB-style folder: DIR/html/ID.html[.gz] and DIR/ground-truth/ID.json
   FILE.jsonl    pages with gold text: {"id", "html" or "html_path", "text", "url"?, "page_type"?}
   FILE.jsonl    or `textsift blocks` output with a "label" on every block (content/boilerplate)
+                (either also gzip- or zstd-compressed, as FILE.jsonl.gz or FILE.jsonl.zst)
 
 Example:
   $ textsift train --data ../shared/data/wcxb/dev --recipe training/recipe.toml \

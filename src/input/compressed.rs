@@ -23,6 +23,9 @@ const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 /// The skippable frame that holds a `.warc.zst` file's dictionary (`0x184D2A5D`).
 const DICTIONARY_FRAME: [u8; 4] = [0x5d, 0x2a, 0x4d, 0x18];
 
+/// What a gzip stream cut short is called.
+const TRUNCATED_GZIP: &str = "truncated gzip stream";
+
 /// What a zstd stream cut short is called.
 const TRUNCATED_ZSTD: &str = "truncated zstd stream";
 
@@ -82,15 +85,7 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
     let result = GzMembers::new(bytes.as_slice())
         .take(max_bytes.saturating_add(1))
         .read_to_end(&mut out);
-    match result {
-        Ok(_) if out.len() as u64 > max_bytes => Err(too_many_bytes(max_bytes, " after gunzip")),
-        Ok(_) => Ok(out),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(Error::Gzip(format!(
-            "truncated gzip stream ({} bytes decompressed before the cut)",
-            out.len()
-        ))),
-        Err(e) => Err(Error::Gzip(e.to_string())),
-    }
+    unpacked_whole(result, out, max_bytes, Packing::Gzip)
 }
 
 /// Gunzip with libdeflate, which inflates a whole buffer at once faster than a stream can
@@ -122,18 +117,34 @@ fn unzstd(bytes: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
             .take(max_bytes.saturating_add(1))
             .read_to_end(&mut out)
     });
+    unpacked_whole(result, out, max_bytes, Packing::Zstd)
+}
+
+/// The bytes `out` that a whole buffer unpacked to, or why it could not be: over the limit,
+/// cut short (saying how much came out before the cut), corrupt.
+fn unpacked_whole(
+    result: std::io::Result<usize>,
+    out: Vec<u8>,
+    max_bytes: u64,
+    packed: Packing,
+) -> Result<Vec<u8>> {
+    let cut = |why: String| format!("{why} ({} bytes decompressed before the cut)", out.len());
     match result {
-        Ok(_) if out.len() as u64 > max_bytes => {
-            Err(too_many_bytes(max_bytes, Packing::Zstd.after()))
-        }
+        Ok(_) if out.len() as u64 > max_bytes => Err(too_many_bytes(max_bytes, packed.after())),
         Ok(_) => Ok(out),
-        Err(e) => match stream_error(e, |e| Error::Zstd(e.to_string())) {
-            Error::Zstd(why) if why == TRUNCATED_ZSTD => Err(Error::Zstd(format!(
-                "{why} ({} bytes decompressed before the cut)",
-                out.len()
-            ))),
-            other => Err(other),
-        },
+        Err(e) => Err(match stream_error(e, |e| bad_data(packed, e.to_string())) {
+            Error::Gzip(why) if why == TRUNCATED_GZIP => Error::Gzip(cut(why)),
+            Error::Zstd(why) if why == TRUNCATED_ZSTD => Error::Zstd(cut(why)),
+            other => other,
+        }),
+    }
+}
+
+/// The error of corrupt data of this packing.
+fn bad_data(packed: Packing, why: String) -> Error {
+    match packed {
+        Packing::Zstd => Error::Zstd(why),
+        Packing::Gzip | Packing::Plain => Error::Gzip(why),
     }
 }
 
@@ -189,21 +200,40 @@ pub(crate) fn head_to_read(head: &[u8]) -> u64 {
 }
 
 /// What a failed read of an unpacked stream means: a gzip or zstd stream that was cut short
-/// or corrupt (the decoders' errors), or else `other`.
+/// or corrupt (the decoders' errors, marked as [`BadData`]), or else `other`.
 pub(crate) fn stream_error(
     e: std::io::Error,
     other: impl FnOnce(std::io::Error) -> Error,
 ) -> Error {
-    if let Some(BadZstd(why)) = e.get_ref().and_then(|inner| inner.downcast_ref()) {
-        return Error::Zstd(why.clone());
+    match e.get_ref().and_then(|inner| inner.downcast_ref()) {
+        Some(BadData(packed, why)) => bad_data(*packed, why.clone()),
+        None => other(e),
     }
-    match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => Error::Gzip("truncated gzip stream".into()),
-        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
-            Error::Gzip(e.to_string())
-        }
-        _ => other(e),
+}
+
+/// Why a gzip or zstd stream could not be read, carried in an `io::Error` to
+/// [`stream_error`], so that it is told from an error of the file beneath it and from one of
+/// what reads the unpacked bytes (a line that is not UTF-8).
+#[derive(Debug)]
+struct BadData(Packing, String);
+
+impl std::fmt::Display for BadData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.1)
     }
+}
+
+impl std::error::Error for BadData {}
+
+/// A gzip decoder's errors, a member cut short or corrupt data, as [`BadData`]; errors of
+/// the reader beneath it as they are.
+fn bad_gzip(e: std::io::Error) -> std::io::Error {
+    let why = match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => TRUNCATED_GZIP.to_string(),
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => e.to_string(),
+        _ => return e,
+    };
+    std::io::Error::other(BadData(Packing::Gzip, why))
 }
 
 /// A gzip stream of one member or more, inflated as it is read (a whole page, or a WARC or
@@ -225,7 +255,7 @@ impl<R: BufRead> GzMembers<R> {
 impl<R: BufRead> Read for GzMembers<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         while let Some(member) = &mut self.member {
-            let n = member.read(buf)?;
+            let n = member.read(buf).map_err(bad_gzip)?;
             if n > 0 || buf.is_empty() {
                 return Ok(n);
             }
@@ -244,21 +274,9 @@ impl<R: BufRead> Read for GzMembers<R> {
 /// A zstd stream of one frame or more, decompressed as it is read. A `.warc.zst` file (one
 /// frame per WARC record) may start with a skippable frame that holds the dictionary of its
 /// other frames, itself zstd-compressed or not; other skippable frames are passed over. A
-/// frame cut short, corrupt data or bytes after the last frame are an error ([`BadZstd`]), as
+/// frame cut short, corrupt data or bytes after the last frame are an error ([`BadData`]), as
 /// for `zstd -d`.
 struct ZstdFrames<R: BufRead>(zstd::stream::read::Decoder<'static, R>);
-
-/// Why a zstd stream could not be read, carried in an `io::Error` to [`stream_error`].
-#[derive(Debug)]
-struct BadZstd(String);
-
-impl std::fmt::Display for BadZstd {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadZstd {}
 
 impl<R: BufRead> ZstdFrames<R> {
     fn new(mut inner: R) -> std::io::Result<Self> {
@@ -274,7 +292,7 @@ impl<R: BufRead> Read for ZstdFrames<R> {
     }
 }
 
-/// The decoder's own errors (and a frame cut short) as [`BadZstd`]; errors of the reader
+/// The decoder's own errors (and a frame cut short) as [`BadData`]; errors of the reader
 /// beneath it (a disk that fails) as they are.
 fn bad_zstd(e: std::io::Error) -> std::io::Error {
     let why = if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -284,7 +302,7 @@ fn bad_zstd(e: std::io::Error) -> std::io::Error {
     } else {
         return e;
     };
-    std::io::Error::other(BadZstd(why))
+    std::io::Error::other(BadData(Packing::Zstd, why))
 }
 
 /// The dictionary that a `.warc.zst` file's first frame holds, read off `r`; empty when the
@@ -299,9 +317,10 @@ fn zstd_dictionary(r: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
         header[4], header[5], header[6], header[7],
     ]));
     if size > MAX_DICTIONARY {
-        return Err(std::io::Error::other(BadZstd(format!(
-            "a dictionary of {size} bytes, more than {MAX_DICTIONARY}"
-        ))));
+        return Err(std::io::Error::other(BadData(
+            Packing::Zstd,
+            format!("a dictionary of {size} bytes, more than {MAX_DICTIONARY}"),
+        )));
     }
     let mut dictionary = Vec::new();
     r.take(size).read_to_end(&mut dictionary)?;
@@ -315,9 +334,10 @@ fn zstd_dictionary(r: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
             .take(MAX_DICTIONARY + 1)
             .read_to_end(&mut plain)?;
         if plain.len() as u64 > MAX_DICTIONARY {
-            return Err(std::io::Error::other(BadZstd(format!(
-                "a dictionary of more than {MAX_DICTIONARY} bytes"
-            ))));
+            return Err(std::io::Error::other(BadData(
+                Packing::Zstd,
+                format!("a dictionary of more than {MAX_DICTIONARY} bytes"),
+            )));
         }
         dictionary = plain;
     }

@@ -406,7 +406,8 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         replay,
     } = warc_body(stream, len, keep, bound)?;
     let ends = got == len
-        && record_ends(stream).map_err(|e| stream_error(e, |e| Error::Gzip(e.to_string())))?;
+        && record_ends(stream)
+            .map_err(|e| stream_error(e, |e| Error::Record(format!("bad WARC record: {e}"))))?;
     if !ends {
         let mut why = if got < len {
             format!(

@@ -122,6 +122,37 @@ fn gold_text_annotations_train_a_model_that_round_trips() {
     let (pages, bad) = annotate::load(&manifest(dir.path()), 0.5, 1 << 20).unwrap();
     assert!(bad.is_empty());
     assert_eq!(pages.len(), 24);
+    // The same file compressed, as corpora are kept, gives the same pages.
+    let plain = std::fs::read(manifest(dir.path())).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let packed = [
+        ("pages.jsonl.gz", gz.finish().unwrap()),
+        ("pages.jsonl.zst", zstd::encode_all(&plain[..], 3).unwrap()),
+    ];
+    for (name, bytes) in &packed {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let (again, bad) = annotate::load(&path, 0.5, 1 << 20).unwrap();
+        assert!(bad.is_empty(), "{name}");
+        let summary = |p: &annotate::LabeledPage| (p.id.clone(), p.group.clone(), p.labels.clone());
+        assert!(
+            again.iter().map(summary).eq(pages.iter().map(summary)),
+            "{name}"
+        );
+        // Cut short: the decompression's error, not a line of the file.
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        let err = annotate::load(&path, 0.5, 1 << 20).unwrap_err().to_string();
+        assert!(
+            err.starts_with("bad ") && err.contains("truncated"),
+            "{err}"
+        );
+    }
+    // A plain file whose bytes are not UTF-8 is not taken for a broken gzip file.
+    let latin1 = dir.path().join("latin1.jsonl");
+    std::fs::write(&latin1, b"{\"id\": \"caf\xe9\"}\n").unwrap();
+    let err = annotate::load(&latin1, 0.5, 1 << 20).unwrap_err();
+    assert_eq!(err.kind(), "cannot_read", "{err}");
     // Groups come from the URL's domain, so folds never split a site.
     assert_eq!(pages[0].group, "site0.example");
     // The derived labels select exactly the article: the oracle is perfect on these pages.
