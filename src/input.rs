@@ -326,15 +326,17 @@ fn container_of(head: &[u8]) -> Container {
 /// What an input holds (the file at `path`, or standard input for `None`), from its first
 /// bytes; an input that cannot be read is a page (its error is reported when the page is
 /// read). Standard input is told from the bytes its first read gives, which stay in its own
-/// buffer for [`pages`] to read again; when they are too few to tell (a zstd stream's first
-/// block may be larger), it is a page. A pipe or
-/// a device named as a file (`/dev/stdin`, `<(zcat …)`) is not read here, since what was read
-/// could not be read again: it counts as a page, and [`pages`] still finds what it holds.
+/// buffer for [`pages`] to read again; when they are too few to tell, it is a page, unless
+/// they are compressed: a zstd stream's first block may be larger than that read, and a
+/// compressed stream piped in is more often a WARC or JSON Lines file than a page, so it
+/// counts as JSON Lines. A pipe or a device named as a file (`/dev/stdin`, `<(zcat …)`) is not
+/// read here, since what was read could not be read again: it counts as a page, and
+/// [`pages`] still finds what it holds.
 pub fn container(path: Option<&Path>) -> Container {
     let Some(path) = path else {
         let mut stdin = std::io::stdin().lock();
         return stdin.fill_buf().map_or(Container::Page, |raw| {
-            told_container(raw, false).unwrap_or(Container::Page)
+            told_container(raw, false).unwrap_or(Container::JsonLines)
         });
     };
     file_container(path).unwrap_or(Container::Page)

@@ -866,7 +866,17 @@ fn zstd_inputs_read_as_their_plain_bytes() {
     // dictionary (here compressed itself, as the format allows).
     std::fs::write(p("page.html.zst"), zstd_frame(article(50).as_bytes(), b"")).unwrap();
     std::fs::write(p("pages.jsonl.zst"), zstd_frame(jsonl.as_bytes(), b"")).unwrap();
-    let dictionary = records[0][..200].to_vec();
+    // A dictionary larger than the first read of standard input.
+    let mut noise = 0x2545_f491_u32;
+    let mut dictionary: Vec<u8> = (0..20_000)
+        .map(|_| {
+            noise ^= noise << 13;
+            noise ^= noise >> 17;
+            noise ^= noise << 5;
+            noise as u8
+        })
+        .collect();
+    dictionary.extend_from_slice(&records[0][..200]);
     let stored = zstd_frame(&dictionary, b"");
     let mut warc_zst = [0x5d, 0x2a, 0x4d, 0x18].to_vec();
     warc_zst.extend(u32::try_from(stored.len()).unwrap().to_le_bytes());
@@ -901,6 +911,20 @@ fn zstd_inputs_read_as_their_plain_bytes() {
         Some(&std::fs::read(p("page.html.zst")).unwrap()),
     );
     assert_eq!(stdout(&piped), stdout(&one));
+    // A compressed stream piped in whose first read does not tell what it holds: several
+    // pages, one record each.
+    let piped = textsift(
+        &["extract"],
+        Some(&std::fs::read(p("crawl.warc.zst")).unwrap()),
+    );
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    let warc_lines: String = plain
+        .lines()
+        .skip(1)
+        .take(4)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(stdout(&piped), warc_lines);
 
     // A JSON Lines file cut inside its second frame: the first frame's records are kept, and
     // the cut is reported as a failure of its own kind.
