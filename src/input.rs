@@ -13,15 +13,15 @@ pub use compressed::{decompress, gunzip_if_gzip};
 use crate::error::{Error, Result};
 pub(crate) use compressed::stream_error;
 use compressed::{head_to_read, packing, unpacked, unpacked_head, Packing};
+use jsonl::{jsonl_lines, jsonl_record};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use warc::warc_pages;
 
 /// Whether `bytes` start with the magic bytes of gzip or zstd, which [`decompress`] unpacks.
 pub(crate) fn is_compressed(bytes: &[u8]) -> bool {
     packing(bytes) != Packing::Plain
 }
-use jsonl::{jsonl_lines, jsonl_record};
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use warc::warc_pages;
 
 /// Default largest page accepted, in bytes (after decompression): 32 MiB, six times the largest
 /// page of the WCXB development set.
@@ -296,7 +296,7 @@ fn open_stream(path: Option<&Path>) -> Result<(Box<dyn BufRead + Send>, Packing)
     })
 }
 
-/// What an input holds, told by its first bytes (after gunzip).
+/// What an input holds, told by its first bytes (once unpacked, when compressed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Container {
     /// A WARC file (starts with `WARC/`).

@@ -111,6 +111,9 @@ fn gunzip_one_member(bytes: &[u8], size: usize) -> Option<Vec<u8>> {
 
 /// Decompress zstd data, every frame of it, within the limit.
 fn unzstd(bytes: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
+    if let Some(out) = unzstd_at_once(bytes, max_bytes) {
+        return Ok(out);
+    }
     let mut out = Vec::new();
     let result = ZstdFrames::new(bytes).and_then(|frames| {
         frames
@@ -118,6 +121,32 @@ fn unzstd(bytes: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
             .read_to_end(&mut out)
     });
     unpacked_whole(result, out, max_bytes, Packing::Zstd)
+}
+
+/// Decompress zstd data in one call into a buffer of its exact size, when it is one frame
+/// that records its size (as `zstd FILE` writes it) within the limit: no window buffer and
+/// no growing of the output, so a directory of `.html.zst` pages takes the memory and time of
+/// its `.html.gz` copy. Anything else (a size not recorded, frames after the first, a
+/// dictionary, an error) is left to the stream decoder, which also gives a bad file its
+/// message.
+fn unzstd_at_once(bytes: &[u8], max_bytes: u64) -> Option<Vec<u8>> {
+    thread_local! {
+        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let size = zstd::zstd_safe::get_frame_content_size(bytes).ok()??;
+    if size > max_bytes || zstd::zstd_safe::find_frame_compressed_size(bytes).ok()? != bytes.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(usize::try_from(size).ok()?);
+    let n = CONTEXT.with_borrow_mut(|context| {
+        let context = match context {
+            Some(c) => c,
+            None => context.insert(zstd::bulk::Decompressor::new().ok()?),
+        };
+        context.decompress_to_buffer(bytes, &mut out).ok()
+    })?;
+    (n as u64 == size).then_some(out)
 }
 
 /// The bytes `out` that a whole buffer unpacked to, or why it could not be: over the limit,
@@ -550,6 +579,35 @@ mod tests {
         // Bytes after the last frame that start no frame: an error, as `zstd -d` says.
         let junk = [packed, b"junk after the frame".to_vec()].concat();
         assert!(matches!(decompress(junk, 1 << 20), Err(Error::Zstd(_))));
+    }
+
+    #[test]
+    fn one_frame_of_known_size_at_once_and_the_rest_by_the_stream() {
+        let page = b"<p>some text that compresses well</p>".repeat(40);
+        // `zstd FILE` records the size in the frame; a stream (`zstd < FILE`) does not.
+        let sized = zstd::bulk::compress(&page, 3).unwrap();
+        assert_eq!(unzstd_at_once(&sized, 1 << 20).unwrap(), page);
+        let mut e = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        e.include_contentsize(false).unwrap();
+        e.write_all(&page).unwrap();
+        let streamed = e.finish().unwrap();
+        assert!(unzstd_at_once(&streamed, 1 << 20).is_none());
+        assert_eq!(decompress(streamed, 1 << 20).unwrap(), page);
+        // Over the limit, a second frame, or a broken frame: left to the stream decoder.
+        assert!(unzstd_at_once(&sized, page.len() as u64 - 1).is_none());
+        assert!(matches!(
+            decompress(sized.clone(), page.len() as u64 - 1),
+            Err(Error::TooLarge(_))
+        ));
+        let two = [sized.clone(), sized.clone()].concat();
+        assert!(unzstd_at_once(&two, 1 << 20).is_none());
+        assert_eq!(decompress(two, 1 << 20).unwrap(), page.repeat(2));
+        let cut = &sized[..sized.len() - 3];
+        assert!(unzstd_at_once(cut, 1 << 20).is_none());
+        assert!(matches!(
+            decompress(cut.to_vec(), 1 << 20),
+            Err(Error::Zstd(_))
+        ));
     }
 
     #[test]
