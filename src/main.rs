@@ -278,9 +278,9 @@ struct ExtractArgs {
     /// resolve against (with --links); WARC and JSON Lines records name their own
     #[arg(long, value_name = "URL", requires = "links", value_parser = page_url)]
     url: Option<String>,
-    /// Pass these fields of JSON Lines records through to the output records, as written, in
-    /// a "fields" object after "url" (json and jsonl; repeat the flag or separate names by
-    /// commas; * for every field but the page, the id and the URL).
+    /// Pass these fields of JSON Lines records through to the output records (and to those of
+    /// --errors), as written, in a "fields" object after "url" (json and jsonl; repeat the flag
+    /// or separate names by commas; * for every field but the page, the id and the URL).
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     keep_field: Vec<String>,
 }

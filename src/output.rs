@@ -821,6 +821,10 @@ pub struct FailureRecord<'a> {
     /// ([`crate::input::Item::url_apart`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<&'a str>,
+    /// The input record's fields passed through, as in [`PageRecord::fields`], so that a
+    /// failure carries the same metadata as a page that was extracted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fields: Option<&'a serde_json::value::RawValue>,
     /// The kind of failure ([`Error::kind`](crate::Error::kind)).
     pub kind: &'static str,
     /// The message, as reported on stderr after the source.
@@ -834,6 +838,7 @@ impl<'a> FailureRecord<'a> {
             source: &item.source,
             warc_record_id: item.warc.as_ref().and_then(|w| w.id.as_deref()),
             url: item.url_apart(),
+            fields: item.fields.as_deref(),
             kind: error.kind(),
             error: error.to_string(),
         }

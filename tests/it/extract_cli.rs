@@ -742,6 +742,29 @@ fn fields_of_json_lines_records_pass_through() {
             r#"{"source":"b","fields":{"lang":"en"}"#,
         ]
     );
+    // A record whose page fails carries its fields into the failures' file too.
+    let dir = tempfile::tempdir().unwrap();
+    let errors = dir.path().join("errors.jsonl");
+    let failing = format!(
+        "{input}{}\n",
+        serde_json::json!({"id": "c", "html": " ", "lang": "de"})
+    );
+    let out = textsift(
+        &[
+            "extract",
+            "--keep-field",
+            "lang",
+            "--errors",
+            errors.to_str().unwrap(),
+            "-",
+        ],
+        Some(failing.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&errors).unwrap(),
+        "{\"source\":\"c\",\"fields\":{\"lang\":\"de\"},\"kind\":\"empty\",\"error\":\"empty input\"}\n"
+    );
     // Not asked for, no "fields"; asked for in a format that has no place for them, a usage
     // error.
     let out = textsift(&["extract", "-"], Some(input.as_bytes()));
