@@ -205,9 +205,44 @@ pub(crate) fn unpacked_head(raw: &[u8]) -> Vec<u8> {
     let _ = match packing(raw) {
         Packing::Plain => return raw[..raw.len().min(8)].to_vec(),
         Packing::Gzip => GzMembers::new(raw).take(8).read_to_end(&mut head),
-        Packing::Zstd => ZstdFrames::new(raw).and_then(|z| z.take(8).read_to_end(&mut head)),
+        Packing::Zstd if raw.starts_with(&DICTIONARY_FRAME) => {
+            ZstdFrames::new(raw).and_then(|z| z.take(8).read_to_end(&mut head))
+        }
+        Packing::Zstd => return zstd_head(raw),
     };
     head
+}
+
+/// The first bytes (up to 8) that zstd data without a dictionary decompresses to, by a
+/// decoder that each thread keeps: the reader looks at every `.html.zst` file of a directory
+/// so, and a decoder made for each would cost more than the look.
+fn zstd_head(raw: &[u8]) -> Vec<u8> {
+    use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
+    thread_local! {
+        static DECODER: std::cell::RefCell<Option<Decoder<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let mut head = [0u8; 8];
+    let got = DECODER.with_borrow_mut(|decoder| {
+        let decoder = match decoder {
+            Some(d) => d,
+            None => decoder.insert(Decoder::new().ok()?),
+        };
+        decoder.reinit().ok()?;
+        let mut input = InBuffer::around(raw);
+        let mut output = OutBuffer::around(&mut head[..]);
+        while output.pos() < 8 {
+            let before = (input.pos(), output.pos());
+            if decoder.run(&mut input, &mut output).is_err() {
+                break;
+            }
+            if (input.pos(), output.pos()) == before {
+                break;
+            }
+        }
+        Some(output.pos())
+    });
+    head[..got.unwrap_or(0)].to_vec()
 }
 
 /// How many of a file's first bytes are looked at to tell what it holds once unpacked: those
@@ -518,6 +553,12 @@ mod tests {
             b"<p>one</p><p>two</p>"
         );
         assert_eq!(stream(&many).unwrap(), b"<p>one</p><p>two</p>");
+        assert_eq!(unpacked_head(&many), b"<p>one</");
+        // Each look uses the thread's decoder afresh: a look cut short leaves nothing behind.
+        let two = [zst(b"<p>one</p>"), zst(b"<p>two</p>")].concat();
+        assert_eq!(unpacked_head(&two[..6]), b"");
+        assert_eq!(unpacked_head(&two[zst(b"<p>one</p>").len()..]), b"<p>two</");
+        assert_eq!(unpacked_head(b"\x28\xb5\x2f\xfd junk"), b"");
     }
 
     #[test]
