@@ -12,7 +12,7 @@ pub use compressed::{decompress, gunzip_if_gzip};
 
 use crate::error::{Error, Result};
 pub(crate) use compressed::stream_error;
-use compressed::{head_to_read, packing, unpacked, unpacked_head, Packing};
+use compressed::{head_to_read, packing, unpacked, unpacked_head, unzstd_at_once, Packing};
 use jsonl::{jsonl_lines, jsonl_record};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -609,18 +609,28 @@ fn packed_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
     }
     let mut file = std::fs::File::open(path).ok()?;
     let mut raw = file_head(&mut file)?;
-    if packing(&raw) == Packing::Plain {
+    let packed = packing(&raw);
+    if packed == Packing::Plain {
         return None;
+    }
+    let mut read_rest = |raw: &mut Vec<u8>| -> Option<()> {
+        raw.reserve(usize::try_from(meta.len()).ok()?.saturating_sub(raw.len()));
+        file.read_to_end(raw).ok()?;
+        (raw.len() as u64 <= max_bytes).then_some(())
+    };
+    // A zstd page of one frame with its size is unpacked at once and told from what it holds,
+    // so that its first block is not decoded twice.
+    if packed == Packing::Zstd {
+        read_rest(&mut raw)?;
+        if let Some(out) = unzstd_at_once(&raw, max_bytes) {
+            return (container_of(&out) == Container::Page).then_some(Ok(out));
+        }
     }
     // When the first bytes do not tell the container, the stream path decides.
     if told_container(&raw, raw.len() as u64 >= meta.len()) != Some(Container::Page) {
         return None;
     }
-    raw.reserve(usize::try_from(meta.len()).ok()?.saturating_sub(raw.len()));
-    file.read_to_end(&mut raw).ok()?;
-    if raw.len() as u64 > max_bytes {
-        return None;
-    }
+    read_rest(&mut raw)?;
     Some(decompress(raw, max_bytes))
 }
 

@@ -129,7 +129,7 @@ fn unzstd(bytes: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
 /// its `.html.gz` copy. Anything else (a size not recorded, frames after the first, a
 /// dictionary, an error) is left to the stream decoder, which also gives a bad file its
 /// message.
-fn unzstd_at_once(bytes: &[u8], max_bytes: u64) -> Option<Vec<u8>> {
+pub(crate) fn unzstd_at_once(bytes: &[u8], max_bytes: u64) -> Option<Vec<u8>> {
     thread_local! {
         static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
             const { std::cell::RefCell::new(None) };
