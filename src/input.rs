@@ -467,7 +467,7 @@ fn opened_unguarded(
     }
     let bytes = read_limited(stream, max_bytes).map_err(|e| match e {
         Error::Io { source: io, path } => stream_error(io, |source| Error::Io { path, source }),
-        Error::TooLarge(_) if packed != Packing::Plain => too_many_bytes(max_bytes, packed.after()),
+        Error::TooLarge(_) => too_many_bytes(max_bytes, packed.after()),
         other => other,
     });
     single(bytes)
@@ -597,8 +597,9 @@ fn told_container(raw: &[u8], whole: bool) -> Option<Container> {
 /// ([`decompress`]), which is faster than as a stream. `None` when the file is not a regular
 /// file, is not compressed, holds a WARC or JSON Lines file (those stream), is larger than
 /// `max_bytes` compressed, or cannot be read: the stream path then handles it and reports any
-/// error. Only the first bytes are read before that is known, so a file the stream path takes
-/// is not read twice.
+/// error. Of a gzip file, only the first bytes are read before that is known, so a file the
+/// stream path takes is not read twice; a zstd file (at most `max_bytes`) is read whole first,
+/// as one that records its size is told from what it unpacks to.
 fn packed_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
     // A pipe or a device (`/dev/stdin`, `<(zcat …)`, a FIFO) is not even opened: what a look
     // at its first bytes took would be lost to the stream path, and a FIFO's writer may be
@@ -630,7 +631,9 @@ fn packed_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
     if told_container(&raw, raw.len() as u64 >= meta.len()) != Some(Container::Page) {
         return None;
     }
-    read_rest(&mut raw)?;
+    if packed == Packing::Gzip {
+        read_rest(&mut raw)?;
+    }
     Some(decompress(raw, max_bytes))
 }
 

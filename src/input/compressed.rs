@@ -251,13 +251,8 @@ pub(crate) fn head_to_read(head: &[u8]) -> u64 {
     match packing(head) {
         // A dictionary frame, then the first block of the first frame (at most 128 KiB).
         Packing::Zstd => {
-            let dictionary = match head {
-                [0x5d, 0x2a, 0x4d, 0x18, a, b, c, d, ..] => {
-                    u64::from(u32::from_le_bytes([*a, *b, *c, *d])).min(MAX_DICTIONARY)
-                }
-                _ => 0,
-            };
-            8 + dictionary + (130 << 10)
+            let dictionary = dictionary_size(head).map_or(0, |size| 8 + size.min(MAX_DICTIONARY));
+            dictionary + (130 << 10)
         }
         Packing::Plain | Packing::Gzip => 4096,
     }
@@ -304,12 +299,12 @@ fn bad_gzip(e: std::io::Error) -> std::io::Error {
 /// JSON Lines stream). Bytes after a member that do not start another one end the stream, as
 /// `gzip -d` ignores them: a file padded with zeros or followed by a stray line keeps its
 /// pages. A member cut short (`UnexpectedEof`) or corrupt is an error.
-pub(crate) struct GzMembers<R: BufRead> {
+struct GzMembers<R: BufRead> {
     member: Option<flate2::bufread::GzDecoder<R>>,
 }
 
 impl<R: BufRead> GzMembers<R> {
-    pub(crate) fn new(inner: R) -> Self {
+    fn new(inner: R) -> Self {
         GzMembers {
             member: Some(flate2::bufread::GzDecoder::new(inner)),
         }
@@ -369,6 +364,13 @@ fn bad_zstd(e: std::io::Error) -> std::io::Error {
     std::io::Error::other(BadData(Packing::Zstd, why))
 }
 
+/// The size that the skippable frame of a `.warc.zst` file's dictionary gives it, when `head`
+/// starts with that frame's header.
+fn dictionary_size(head: &[u8]) -> Option<u64> {
+    let size = head.strip_prefix(&DICTIONARY_FRAME)?.first_chunk::<4>()?;
+    Some(u64::from(u32::from_le_bytes(*size)))
+}
+
 /// The dictionary that a `.warc.zst` file's first frame holds, read off `r`; empty when the
 /// stream does not start with one.
 fn zstd_dictionary(r: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
@@ -377,9 +379,7 @@ fn zstd_dictionary(r: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
     }
     let mut header = [0u8; 8];
     r.read_exact(&mut header)?;
-    let size = u64::from(u32::from_le_bytes([
-        header[4], header[5], header[6], header[7],
-    ]));
+    let size = dictionary_size(&header).unwrap_or_default();
     if size > MAX_DICTIONARY {
         return Err(std::io::Error::other(BadData(
             Packing::Zstd,
