@@ -187,6 +187,43 @@ pub fn expand<S: AsRef<std::ffi::OsStr>>(inputs: &[S]) -> Vec<(String, Option<Pa
     out
 }
 
+/// The inputs that a list names (for `--files-from`): a file, or standard input for `None`,
+/// gzip or zstd compressed or not, holding one input per line, or inputs separated by NUL
+/// bytes as `find -print0` writes them (a list with a NUL byte anywhere is read so, since no
+/// path holds one). Empty entries are passed over, and a line's ending `\r` is not part of its
+/// path. The entries are inputs as on a command line, for [`expand`]: relative paths are
+/// relative to the working directory, not to the list's.
+pub fn read_input_list(path: Option<&Path>) -> Result<Vec<std::ffi::OsString>> {
+    let mut bytes = Vec::new();
+    open_stream(path)?.0.read_to_end(&mut bytes).map_err(|e| {
+        stream_error(e, |source| Error::Io {
+            path: path.map_or_else(|| PathBuf::from("-"), Path::to_path_buf),
+            source,
+        })
+    })?;
+    let nul = bytes.contains(&0);
+    let entries = bytes
+        .split(|&b| b == if nul { 0 } else { b'\n' })
+        .map(|entry| match nul {
+            true => entry,
+            false => entry.strip_suffix(b"\r").unwrap_or(entry),
+        })
+        .filter(|entry| !entry.is_empty());
+    Ok(entries.map(os_string).collect())
+}
+
+/// A path's bytes as an `OsString`: as they are on Unix, where a name need not be UTF-8.
+fn os_string(bytes: &[u8]) -> std::ffi::OsString {
+    #[cfg(unix)]
+    {
+        std::os::unix::ffi::OsStringExt::from_vec(bytes.to_vec())
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8_lossy(bytes).into_owned().into()
+    }
+}
+
 fn walk(dir: &Path, out: &mut Vec<(String, Option<PathBuf>)>) {
     // walkdir is iterative (a deep tree cannot overflow the stack) and follows links to
     // directories without walking into a loop: a link back to an ancestor is passed over, as

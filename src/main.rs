@@ -181,6 +181,7 @@ const EXTRACT_EXAMPLE: &str = r#"Examples:
   $ textsift extract --format html page.html > debug.html   # why each block was kept or dropped
   $ textsift extract --threads 2 crawl.warc.gz pages/ > out.jsonl
   {"source":"https://example.com/a","title":"...","text":"..."}
+  $ find crawl/ -name '*.html.gz' -print0 | textsift extract --files-from - > out.jsonl
 
 Inputs are files (HTML, gzip or zstd recognised by content, WARC files, JSON Lines of {"id", "html"}
 records, or of other fields with --html-key, --id-key and --url-key), directories (walked in
@@ -208,6 +209,11 @@ struct InputArgs {
     /// bad_gzip, bad_zstd, bad_record, internal), "error"}; the file is created even when none fails.
     #[arg(long, value_name = "FILE")]
     errors: Option<PathBuf>,
+    /// Also read the inputs that FILE names, after those given as arguments: one per line, or
+    /// separated by NUL bytes (find -print0); - for standard input. Relative paths are taken
+    /// from the working directory.
+    #[arg(long, value_name = "FILE")]
+    files_from: Option<PathBuf>,
     /// The field of a JSON Lines record that holds the page's HTML.
     #[arg(long, value_name = "NAME", default_value = "html")]
     html_key: String,
@@ -369,12 +375,27 @@ fn parse_limit<T: std::str::FromStr + Default + PartialOrd>(s: &str) -> Result<T
     }
 }
 
-/// The inputs as named, or standard input when none is named and pages are piped in. With
-/// nothing named and a terminal for input, the command would wait for pages typed by hand, so
-/// that is a usage error (exit code 2).
-fn inputs_or_stdin(inputs: &mut Vec<std::ffi::OsString>, command: &str) {
-    if !inputs.is_empty() {
-        return;
+/// The inputs as named, then those that the `--files-from` list names; or standard input
+/// when none is named, no list is given and pages are piped in. With nothing named and a
+/// terminal for input, the command would wait for pages typed by hand, so that is a usage
+/// error (exit code 2), as is standard input asked for both as the list and as an input.
+fn gather_inputs(input: &mut InputArgs, command: &str) -> anyhow::Result<()> {
+    if let Some(list) = &input.files_from {
+        let from_stdin = list.as_os_str() == "-";
+        let listed = input::read_input_list((!from_stdin).then_some(list.as_path()))
+            .map_err(|e| anyhow::anyhow!("--files-from {}: {e}", list.display()))?;
+        input.inputs.extend(listed);
+        if from_stdin && input.inputs.iter().any(|i| i == "-") {
+            usage_error(
+                command,
+                clap::error::ErrorKind::ArgumentConflict,
+                "standard input holds the --files-from list, so it cannot be an input (-) too",
+            );
+        }
+        return Ok(());
+    }
+    if !input.inputs.is_empty() {
+        return Ok(());
     }
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         usage_error(
@@ -383,7 +404,8 @@ fn inputs_or_stdin(inputs: &mut Vec<std::ffi::OsString>, command: &str) {
             "no INPUT: name files, directories or - (standard input), or pipe pages in",
         );
     }
-    inputs.push("-".into());
+    input.inputs.push("-".into());
+    Ok(())
 }
 
 /// A usage error found after parsing: clap's message and usage line, exit code 2.
@@ -460,7 +482,9 @@ impl Tally {
     }
 
     fn finish(self) -> ExitCode {
-        if self.pages > 1 || self.failed > 0 || self.no_page > 0 {
+        // No summary after one page that went well, whose output says it all; a batch that
+        // found no page at all (an empty directory or list) says so.
+        if self.pages != 1 || self.failed > 0 || self.no_page > 0 {
             let no_page = match self.no_page {
                 0 => String::new(),
                 n => format!(
@@ -674,7 +698,7 @@ fn progress_bar(files: usize) -> indicatif::ProgressBar {
 }
 
 fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
-    inputs_or_stdin(&mut args.input.inputs, "blocks");
+    gather_inputs(&mut args.input, "blocks")?;
     let ex = extractor(&args.model, args.input.max_bytes)?;
     let schema = textsift::features::schema_id();
     let earlier = match &args.labels {
@@ -740,11 +764,13 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
-    inputs_or_stdin(&mut args.input.inputs, "extract");
+    gather_inputs(&mut args.input, "extract")?;
     let ex = extractor(&args.model, args.input.max_bytes)?.links(args.links);
     // Text for one page; several inputs, a directory, a WARC or a JSON Lines file (or standard
     // input holding one) hold several pages, whose texts would run together.
+    // A list of inputs is a batch, whatever its length.
     let single = match args.input.inputs.as_slice() {
+        _ if args.input.files_from.is_some() => false,
         [one] => {
             let path = (one != "-").then(|| std::path::Path::new(one));
             !path.is_some_and(|p| p.is_dir()) && input::container(path) == input::Container::Page

@@ -617,6 +617,113 @@ fn a_file_name_that_is_not_utf8() {
 }
 
 #[test]
+fn inputs_listed_in_a_file() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    for (name, n) in [("a.html", 1), ("sub/b.html", 2), ("sub/c.html", 3)] {
+        std::fs::write(d.join(name), article(n)).unwrap();
+    }
+    std::fs::write(
+        d.join(std::ffi::OsStr::from_bytes(b"caf\xe9.html")),
+        article(4),
+    )
+    .unwrap();
+    let path = |name: &str| d.join(name).to_str().unwrap().to_string();
+    let sources = |o: &Output| -> Vec<String> {
+        records(o)
+            .iter()
+            .map(|r| r["source"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Lines (one ending in \r, blank ones passed over), a directory among them, after the
+    // inputs named as arguments; a single line is still a batch, written as JSON Lines.
+    let list = d.join("list.txt");
+    std::fs::write(
+        &list,
+        format!("{}\r\n\n{}\n", path("sub"), path("missing.html")),
+    )
+    .unwrap();
+    let out = textsift(
+        &[
+            "extract",
+            "--files-from",
+            list.to_str().unwrap(),
+            &path("a.html"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        sources(&out),
+        [path("a.html"), path("sub/b.html"), path("sub/c.html")]
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{}: cannot read", path("missing.html"))),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("textsift: 4 pages, 3 ok, 1 failed\n"),
+        "{err}"
+    );
+    std::fs::write(&list, format!("{}\n", path("a.html"))).unwrap();
+    let out = textsift(&["extract", "--files-from", list.to_str().unwrap()], None);
+    assert_eq!(sources(&out), [path("a.html")], "{}", stderr(&out));
+    // Separated by NUL bytes (a name may hold a newline, or bytes that are not UTF-8), read
+    // from standard input, gzipped.
+    let mut listed = path("sub/c.html").into_bytes();
+    listed.push(0);
+    listed.extend(
+        d.join(std::ffi::OsStr::from_bytes(b"caf\xe9.html"))
+            .as_os_str()
+            .as_bytes(),
+    );
+    listed.push(0);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&listed).unwrap();
+    let out = textsift(
+        &["blocks", "--files-from", "-"],
+        Some(&gz.finish().unwrap()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut seen = sources(&out);
+    seen.dedup();
+    assert_eq!(seen, [path("sub/c.html"), path("caf\u{fffd}.html")]);
+    // An empty list: no page, a summary that says so, success.
+    std::fs::write(&list, "\n").unwrap();
+    let out = textsift(&["extract", "--files-from", list.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        (stdout(&out).as_str(), stderr(&out).as_str()),
+        ("", "textsift: 0 pages, 0 ok, 0 failed\n")
+    );
+    // A list that cannot be read stops the run with one line; standard input cannot be both
+    // the list and an input (a usage error).
+    let out = textsift(&["extract", "--files-from", &path("nope.txt")], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "textsift: --files-from {}: cannot read: No such file or directory (os error 2)\n",
+            path("nope.txt")
+        )
+    );
+    let out = textsift(
+        &["extract", "--files-from", "-", "-"],
+        Some(path("a.html").as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot be an input (-) too"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
 fn json_lines_as_other_tools_write_them() {
     // A byte-order mark before the first record (Windows tools), CRLF line ends, a lone UTF-16
     // surrogate escaped in a page (Python's `json` writes them; serde_json refuses them), and a
