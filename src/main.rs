@@ -764,7 +764,15 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
+    // What the debug view's title names: the inputs given, not the entries of a list.
+    let mut given: Vec<std::ffi::OsString> = args.input.inputs.clone();
+    if let Some(list) = &args.input.files_from {
+        given.extend(["--files-from".into(), list.clone().into_os_string()]);
+    }
     gather_inputs(&mut args.input, "extract")?;
+    if given.is_empty() {
+        given.clone_from(&args.input.inputs);
+    }
     let ex = extractor(&args.model, args.input.max_bytes)?.links(args.links);
     // Text for one page; several inputs, a directory, a WARC or a JSON Lines file (or standard
     // input holding one) hold several pages, whose texts would run together.
@@ -822,7 +830,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     };
     // Several pages in the debug view: one document with a section for each.
     let frame = if format == Format::Html && !single {
-        let title = args.input.inputs.join(std::ffi::OsStr::new(" "));
+        let title = given.join(std::ffi::OsStr::new(" "));
         let title = title.to_string_lossy();
         (
             textsift::output::html_header(&title),

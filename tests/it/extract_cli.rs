@@ -671,6 +671,19 @@ fn inputs_listed_in_a_file() {
     std::fs::write(&list, format!("{}\n", path("a.html"))).unwrap();
     let out = textsift(&["extract", "--files-from", list.to_str().unwrap()], None);
     assert_eq!(sources(&out), [path("a.html")], "{}", stderr(&out));
+    // The debug view's title names the list, not each of its entries.
+    let out = textsift(
+        &[
+            "extract",
+            "--format",
+            "html",
+            "--files-from",
+            list.to_str().unwrap(),
+        ],
+        None,
+    );
+    let title = format!("<title>textsift: --files-from {}</title>", list.display());
+    assert!(stdout(&out).contains(&title), "{}", stdout(&out));
     // Separated by NUL bytes (a name may hold a newline, or bytes that are not UTF-8), read
     // from standard input, gzipped.
     let mut listed = path("sub/c.html").into_bytes();
