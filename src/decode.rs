@@ -75,7 +75,44 @@ pub struct Decoding {
 /// too.
 pub const REPEAT_MIN_WORDS: f32 = 8.0;
 
+/// What the expected-F1 cut ([`Decoder::ExpectedF1`]) maximises: the expected word F1, or an
+/// F-measure that weighs precision or recall more (F_β with β = 0.5 or 2), for a corpus that
+/// would rather lose some content than keep boilerplate, or the other way round. A setting of
+/// the extractor, not of the model: it is chosen where the text is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Favor {
+    /// Precision and recall alike (F1): the cut the model was cross-validated with.
+    #[default]
+    Balance,
+    /// Precision twice as much as recall (F_0.5): fewer blocks kept, fewer of them boilerplate.
+    Precision,
+    /// Recall twice as much as precision (F_2): more blocks kept, less content lost.
+    Recall,
+}
+
+impl Favor {
+    /// β², the weight of recall against precision in the F-measure.
+    fn beta2(self) -> f64 {
+        match self {
+            Favor::Balance => 1.0,
+            Favor::Precision => 0.25,
+            Favor::Recall => 4.0,
+        }
+    }
+}
+
 impl Decoder {
+    /// The decoder's name, as `--decoder` takes it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Decoder::Threshold { .. } => "threshold",
+            Decoder::Mss { .. } => "mss",
+            Decoder::Runs { .. } => "runs",
+            Decoder::Smooth { .. } => "smooth",
+            Decoder::ExpectedF1 { .. } => "expected_f1",
+        }
+    }
+
     /// Check the settings, naming the bad one.
     pub fn validate(&self) -> Result<()> {
         let unit = |name: &str, v: f32| {
@@ -111,10 +148,16 @@ impl Decoder {
 
     /// Label every block of a page from its score; `words` gives each block's word count.
     pub fn decode(&self, scores: &[f32], words: &[f32]) -> Vec<bool> {
+        self.decode_favoring(Favor::Balance, scores, words)
+    }
+
+    /// [`Decoder::decode`], with the expected-F1 cut maximising the F-measure that `favor`
+    /// names; the other decoders have a threshold to move instead, and ignore it.
+    pub fn decode_favoring(&self, favor: Favor, scores: &[f32], words: &[f32]) -> Vec<bool> {
         match *self {
             Decoder::Threshold { threshold } => scores.iter().map(|&s| s >= threshold).collect(),
             Decoder::Mss { threshold } => mss(scores, words, threshold),
-            Decoder::ExpectedF1 { gamma } => expected_f1(scores, words, gamma),
+            Decoder::ExpectedF1 { gamma } => expected_f1(scores, words, gamma, favor.beta2()),
             Decoder::Runs {
                 threshold,
                 max_gap,
@@ -149,7 +192,19 @@ impl Decoding {
         is_heading: &[bool],
         texts: &[S],
     ) -> Vec<bool> {
-        let mut keep = self.decoder.decode(scores, words);
+        self.decode_favoring(Favor::Balance, scores, words, is_heading, texts)
+    }
+
+    /// [`Decoding::decode`] with the decoder's [`Decoder::decode_favoring`].
+    pub fn decode_favoring<S: AsRef<str>>(
+        &self,
+        favor: Favor,
+        scores: &[f32],
+        words: &[f32],
+        is_heading: &[bool],
+        texts: &[S],
+    ) -> Vec<bool> {
+        let mut keep = self.decoder.decode_favoring(favor, scores, words);
         if self.drop_repeats {
             drop_repeats(&mut keep, words, texts);
         }
@@ -275,7 +330,8 @@ const ASCII_WORD: [u8; 128] = {
     table
 };
 
-fn expected_f1(scores: &[f32], words: &[f32], gamma: f32) -> Vec<bool> {
+/// The expected-F cut: F1 for `beta2` = 1, else F_β with β² = `beta2`.
+fn expected_f1(scores: &[f32], words: &[f32], gamma: f32, beta2: f64) -> Vec<bool> {
     let n = scores.len();
     let p: Vec<f64> = scores
         .iter()
@@ -301,14 +357,14 @@ fn expected_f1(scores: &[f32], words: &[f32], gamma: f32) -> Vec<bool> {
     // The expected F1 of keeping the best blocks, taken only at the ends of runs of equal
     // scores so that equal blocks are kept or dropped together.
     let (mut best, mut best_k) = (0.0f64, 0usize);
-    let mut curve = ExpectedF1::new(&p, &w);
+    let mut curve = ExpectedF1::new(&p, &w, beta2);
     for (k, &i) in order.iter().enumerate() {
         // A block whose chance of being content is under half the expected F1 lowers it
         // (exactly so for the ratio of expectations), as do all the blocks after it; a
         // quarter leaves room for the spread the exact expectation takes into account. On
         // the dev pages' out-of-fold scores this stops after 39% of the blocks and gives every
-        // page the cut of the whole scan.
-        if p[i] < best / 4.0 {
+        // page the cut of the whole scan. (For F_β: under F_β / (1 + β²), and half that.)
+        if p[i] < best / (2.0 * (1.0 + beta2)) {
             break;
         }
         let f = curve.keep(p[i], w[i]);
@@ -359,7 +415,7 @@ const LN_T_STEP: f64 = 0.6;
 const DECAY_TABLE_WORDS: usize = 64;
 
 /// The expected word F1 of keeping more and more blocks of a page, when block i is content
-/// with probability p_i, independently, and holds w_i words.
+/// with probability p_i, independently, and holds w_i words; or its F_β, below.
 ///
 /// With K the kept content words, G all content words and c the kept words, F1 = 2K / (c + G).
 /// A ratio's expectation is not the ratio of expectations (which misjudges pages of a few
@@ -370,16 +426,27 @@ const DECAY_TABLE_WORDS: usize = 64;
 /// where the integrand is a smooth bump: from t = 10⁻³ / page words (below it the integrand
 /// is 2 E[K], added as such) to t = 30, where e^(−tc) has vanished since c ≥ 1. That is 20
 /// to 44 nodes (about 32 for a page of 2,000 words), within about 5·10⁻⁵ of the exact value.
+///
+/// F_β = (1 + β²) K / (c + β² G) is the same integral with (1 + β²) for the 2 and the content
+/// words' terms taken at β² t: E[e^(−tc) K e^(−tβ²G)], the product over blocks at β² t.
 struct ExpectedF1 {
     /// The nodes t.
     t: Vec<f64>,
-    /// Each node's weight in the sum (step × t, as the nodes are spaced in ln t), times 2 and
-    /// E[e^(−tG)].
+    /// β² t per node: where the content words' terms are taken (t itself for F1).
+    tg: Vec<f64>,
+    /// e^(−β² t w) of the block at hand, per node, for β² ≠ 1.
+    decay_g: Vec<f64>,
+    /// β²: 1 for F1.
+    beta2: f64,
+    /// Each node's weight in the sum (step × t, as the nodes are spaced in ln t), times
+    /// 1 + β² and E[e^(−β²tG)].
     weight: Vec<f64>,
     /// e^(−t·w) for w = 0 to [`DECAY_TABLE_WORDS`], a row of nodes per w.
     table: Vec<f64>,
-    /// The integral below the first node's share of ln t, per unit of E[K]: 2 × the t where
-    /// that share begins.
+    /// The same at β² t, for β² ≠ 1.
+    table_g: Option<Vec<f64>>,
+    /// The integral below the first node's share of ln t, per unit of E[K]: 1 + β² times the
+    /// t where that share begins.
     below: f64,
     /// Σ over kept blocks of p w e^(−tw) / (1 − p + p e^(−tw)), per node.
     kept_sum: Vec<f64>,
@@ -392,64 +459,67 @@ struct ExpectedF1 {
 }
 
 impl ExpectedF1 {
-    /// Nothing kept yet, on a page of these blocks.
-    fn new(p: &[f64], w: &[f64]) -> Self {
-        let total: f64 = w.iter().sum::<f64>().max(1.0);
+    /// Nothing kept yet, on a page of these blocks, for F1 (`beta2` = 1) or F_β.
+    fn new(p: &[f64], w: &[f64], beta2: f64) -> Self {
+        // The content words count β² times: the first node as much lower for F_2.
+        let total: f64 = w.iter().sum::<f64>().max(1.0) * beta2.max(1.0);
         let (lo, hi) = ((1e-3 / total).ln(), 30f64.ln());
         // Rounded up to a multiple of 4 (nodes past t = 30 add next to nothing).
         let nodes = (((hi - lo) / LN_T_STEP).ceil() as usize + 1).next_multiple_of(4);
         let t: Vec<f64> = (0..nodes)
             .map(|q| (lo + q as f64 * LN_T_STEP).exp())
             .collect();
-        let mut table = vec![1.0f64; (DECAY_TABLE_WORDS + 1) * nodes];
-        let one: Vec<f64> = t.iter().map(|t| (-t).exp()).collect();
-        for row in 1..=DECAY_TABLE_WORDS {
-            for q in 0..nodes {
-                table[row * nodes + q] = table[(row - 1) * nodes + q] * one[q];
-            }
-        }
+        let tg: Vec<f64> = t.iter().map(|t| t * beta2).collect();
         let mut curve = ExpectedF1 {
             weight: vec![0.0; nodes],
-            table,
+            table: decay_table(&t),
+            table_g: (beta2 != 1.0).then(|| decay_table(&tg)),
             // The first node's term covers ln t down to half a step below it.
-            below: 2.0 * t[0] * (-LN_T_STEP / 2.0).exp(),
+            below: (1.0 + beta2) * t[0] * (-LN_T_STEP / 2.0).exp(),
             kept_sum: vec![0.0; nodes],
             kept_decay: vec![1.0; nodes],
             kept_expected: 0.0,
             decay: vec![0.0; nodes],
+            decay_g: vec![0.0; nodes],
+            beta2,
             t,
+            tg,
         };
-        // E[e^(−tG)], over every block of the page.
+        // E[e^(−β²tG)], over every block of the page.
         let mut all = vec![1.0f64; nodes];
+        let (table, t) = (curve.table_g.as_ref().unwrap_or(&curve.table), &curve.tg);
         for (&p, &w) in p.iter().zip(w) {
-            for (a, &e) in all
-                .iter_mut()
-                .zip(decay(&curve.table, &curve.t, &mut curve.decay, w))
-            {
+            for (a, &e) in all.iter_mut().zip(decay(table, t, &mut curve.decay, w)) {
                 *a *= 1.0 - p + p * e;
             }
         }
         for ((weight, &t), &all) in curve.weight.iter_mut().zip(&curve.t).zip(&all) {
-            *weight = 2.0 * LN_T_STEP * t * all;
+            *weight = (1.0 + curve.beta2) * LN_T_STEP * t * all;
         }
         curve
     }
 
     /// Keep one more block (one of the page's, as given to [`ExpectedF1::new`]), and return
-    /// the expected F1 of all the blocks kept so far.
+    /// the expected F1 (or F_β) of all the blocks kept so far.
     fn keep(&mut self, p: f64, w: f64) -> f64 {
         self.kept_expected += p * w;
-        let decay = decay(&self.table, &self.t, &mut self.decay, w);
-        for ((sum, kept), &e) in self
+        let decay_c = decay(&self.table, &self.t, &mut self.decay, w);
+        // The content words' factor, at β² t: the same as the kept words' for F1.
+        let decay_g = match &self.table_g {
+            Some(table) => decay(table, &self.tg, &mut self.decay_g, w),
+            None => decay_c,
+        };
+        for (((sum, kept), &c), &e) in self
             .kept_sum
             .iter_mut()
             .zip(&mut self.kept_decay)
-            .zip(decay)
+            .zip(decay_c)
+            .zip(decay_g)
         {
             // The factor is zero only where p = 1 and e underflows, and then so is the
-            // numerator (and E[e^(−tG)]): add nothing rather than 0/0.
+            // numerator (and E[e^(−β²tG)]): add nothing rather than 0/0.
             *sum += p * w * e / (1.0 - p + p * e).max(f64::MIN_POSITIVE);
-            *kept *= e;
+            *kept *= c;
         }
         // Σ weight × e^(−tc) × kept_sum, in lanes of 4 (the node count is a multiple of 4) so
         // that it runs in vector registers.
@@ -466,6 +536,19 @@ impl ExpectedF1 {
         }
         self.below * self.kept_expected + (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
     }
+}
+
+/// e^(−t·w) for w = 0 to [`DECAY_TABLE_WORDS`], a row of nodes t per w.
+fn decay_table(t: &[f64]) -> Vec<f64> {
+    let nodes = t.len();
+    let mut table = vec![1.0f64; (DECAY_TABLE_WORDS + 1) * nodes];
+    for (q, &t) in t.iter().enumerate() {
+        let one = (-t).exp();
+        for row in 1..=DECAY_TABLE_WORDS {
+            table[row * nodes + q] = table[(row - 1) * nodes + q] * one;
+        }
+    }
+    table
 }
 
 fn mss(scores: &[f32], words: &[f32], threshold: f32) -> Vec<bool> {
@@ -698,6 +781,24 @@ mod tests {
 
     /// The expected F1 of every prefix, against the mean over all 2^n labellings of a page.
     #[test]
+    fn favouring_precision_keeps_less_and_recall_more() {
+        let d = Decoder::ExpectedF1 { gamma: 1.0 };
+        let scores = [0.9, 0.7, 0.5, 0.3, 0.1];
+        let words = [30.0; 5];
+        let kept = |favor| d.decode_favoring(favor, &scores, &words);
+        assert_eq!(kept(Favor::Balance), [true, true, true, false, false]);
+        assert_eq!(kept(Favor::Precision), [true, true, false, false, false]);
+        assert_eq!(kept(Favor::Recall), [true, true, true, true, false]);
+        assert_eq!(d.decode(&scores, &words), kept(Favor::Balance));
+        // The other decoders have a threshold to move, and ignore it.
+        let t = Decoder::Threshold { threshold: 0.5 };
+        assert_eq!(
+            t.decode_favoring(Favor::Precision, &scores, &words),
+            t.decode(&scores, &words)
+        );
+    }
+
+    #[test]
     fn expected_f1_is_exact() {
         let pages: [(&[f64], &[f64]); 4] = [
             (&[0.9, 0.7, 0.5, 0.3, 0.1], &[120.0, 3.0, 40.0, 1.0, 7.0]),
@@ -705,9 +806,12 @@ mod tests {
             (&[0.2; 8], &[10.0, 65.0, 64.0, 1.0, 2.5, 9.0, 30.0, 1.0]),
             (&[0.99, 0.01], &[5000.0, 1.0]),
         ];
-        for (p, w) in pages {
+        // F1, and F_β for the precision and recall settings.
+        for ((p, w), beta2) in pages.into_iter().flat_map(|page| {
+            [Favor::Balance, Favor::Precision, Favor::Recall].map(|f| (page, f.beta2()))
+        }) {
             let n = p.len();
-            let mut curve = ExpectedF1::new(p, w);
+            let mut curve = ExpectedF1::new(p, w, beta2);
             let got: Vec<f64> = (0..n).map(|i| curve.keep(p[i], w[i])).collect();
             for k in 1..=n {
                 let kept: f64 = w[..k].iter().sum();
@@ -719,11 +823,11 @@ mod tests {
                         .product();
                     let gold: f64 = (0..n).filter(|&i| content(i)).map(|i| w[i]).sum();
                     let hit: f64 = (0..k).filter(|&i| content(i)).map(|i| w[i]).sum();
-                    exact += chance * 2.0 * hit / (kept + gold);
+                    exact += chance * (1.0 + beta2) * hit / (kept + beta2 * gold);
                 }
                 assert!(
                     (got[k - 1] - exact).abs() < 5e-5,
-                    "{p:?} {w:?} k={k}: {} against {exact}",
+                    "{p:?} {w:?} β²={beta2} k={k}: {} against {exact}",
                     got[k - 1]
                 );
             }

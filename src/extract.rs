@@ -11,7 +11,7 @@
 //! ```
 
 use crate::blocks::{Link, SegmentLimits};
-use crate::decode::Decoding;
+use crate::decode::{Decoder, Decoding, Favor};
 use crate::error::{Error, Result};
 use crate::features::FeatureMatrix;
 use crate::model::Model;
@@ -121,6 +121,7 @@ pub struct Extraction {
 pub struct Extractor {
     model: Arc<Model>,
     decoding: Decoding,
+    favor: Favor,
     limits: Limits,
 }
 
@@ -158,14 +159,32 @@ impl Extractor {
         Extractor {
             decoding: model.default_decoding(),
             model,
+            favor: Favor::Balance,
             limits: Limits::default(),
         }
     }
 
-    /// Use another decoding; refused when its settings are out of range.
+    /// Use another decoding; refused when its settings are out of range, or when it cannot
+    /// favour precision or recall as asked ([`Extractor::favor`]).
     pub fn decoding(mut self, decoding: Decoding) -> Result<Extractor> {
         decoding.decoder.validate()?;
         self.decoding = decoding;
+        let favor = self.favor;
+        self.favor(favor)
+    }
+
+    /// Weigh precision or recall more when choosing the blocks kept: the expected-F1 cut (the
+    /// shipped model's decoder) then maximises F_0.5 or F_2 instead of F1. Refused with
+    /// another decoder, whose threshold is what to move instead.
+    pub fn favor(mut self, favor: Favor) -> Result<Extractor> {
+        if favor != Favor::Balance && !matches!(self.decoding.decoder, Decoder::ExpectedF1 { .. }) {
+            return Err(Error::Config(format!(
+                "favouring precision or recall needs the expected_f1 decoder, not {}; \
+                 move its threshold instead",
+                self.decoding.decoder.name()
+            )));
+        }
+        self.favor = favor;
         Ok(self)
     }
 
@@ -194,6 +213,11 @@ impl Extractor {
     /// The decoding in use.
     pub fn current_decoding(&self) -> Decoding {
         self.decoding
+    }
+
+    /// What the decoding favours.
+    pub fn current_favor(&self) -> Favor {
+        self.favor
     }
 
     /// The limits in use.
@@ -277,7 +301,9 @@ impl Extractor {
             .collect();
         let scores = self.model.scores(&analysis.features, &texts)?;
         let (words, headings) = crate::features::words_and_headings(&analysis.features);
-        let keep = self.decoding.decode(&scores, &words, &headings, &texts);
+        let keep = self
+            .decoding
+            .decode_favoring(self.favor, &scores, &words, &headings, &texts);
         let page = analysis.page;
         let classes = if with_classes {
             page.blocks
@@ -408,6 +434,27 @@ mod tests {
             .unwrap();
         assert!(Arc::ptr_eq(&a.model, &b.model));
         assert_eq!(b.decoding.attach_headings, flipped);
+    }
+
+    #[test]
+    fn favouring_precision_or_recall_needs_the_expected_f1_cut() {
+        let ex = Extractor::new().unwrap();
+        assert!(matches!(ex.decoding.decoder, Decoder::ExpectedF1 { .. }));
+        let precise = ex.clone().favor(Favor::Precision).unwrap();
+        assert_eq!(precise.current_favor(), Favor::Precision);
+        let threshold = Decoding {
+            decoder: Decoder::Threshold { threshold: 0.5 },
+            ..ex.decoding
+        };
+        // Refused whichever is set first; balance goes with any decoder.
+        let e = precise.decoding(threshold).unwrap_err().to_string();
+        assert!(
+            e.contains("needs the expected_f1 decoder, not threshold"),
+            "{e}"
+        );
+        let plain = ex.decoding(threshold).unwrap();
+        assert!(plain.clone().favor(Favor::Recall).is_err());
+        assert!(plain.favor(Favor::Balance).is_ok());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use crate::annotate::{content_text, LabeledPage};
 use crate::boost::BoostParams;
-use crate::decode::{Decoder, Decoding};
+use crate::decode::{Decoder, Decoding, Favor};
 use crate::error::{Error, Result};
 use crate::eval::{Confusion, Evaluation, Means, PageScore};
 use crate::features::{F, N_FEATURES, SCHEMA};
@@ -377,12 +377,22 @@ pub fn evaluate_scores(
     scores: &[Vec<f32>],
     decoding: &Decoding,
 ) -> Evaluation {
+    evaluate_favoring(pages, scores, decoding, Favor::Balance)
+}
+
+/// [`evaluate_scores`], the decoding favouring precision or recall.
+pub fn evaluate_favoring(
+    pages: &[LabeledPage],
+    scores: &[Vec<f32>],
+    decoding: &Decoding,
+    favor: Favor,
+) -> Evaluation {
     let predicted: Vec<Vec<bool>> = pages
         .iter()
         .zip(scores)
         .map(|(p, s)| {
             let (words, headings) = crate::features::words_and_headings(&p.features);
-            decoding.decode(s, &words, &headings, &p.texts)
+            decoding.decode_favoring(favor, s, &words, &headings, &p.texts)
         })
         .collect();
     evaluate(pages, &predicted)
@@ -416,6 +426,9 @@ pub struct CrossValidation {
     pub decoders: Vec<DecoderScore>,
     /// The decoding with the best word F1: the model's default.
     pub decoding: Decoding,
+    /// All test pages together with that decoding favouring precision, then recall, when it
+    /// can ([`Favor`]: the expected-F1 cut); else empty.
+    pub favored: Vec<(Favor, Evaluation)>,
     /// Out-of-fold scores, per page (for decoder studies).
     pub scores: Vec<Vec<f32>>,
     /// Pages in each fold.
@@ -549,6 +562,12 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
         })
         .0;
     let all = eval_with(&decoding);
+    let favored = match decoding.decoder {
+        Decoder::ExpectedF1 { .. } => [Favor::Precision, Favor::Recall]
+            .map(|f| (f, evaluate_favoring(pages, &scores, &decoding, f)))
+            .into(),
+        _ => Vec::new(),
+    };
     let mut folds = vec![Evaluation::default(); k];
     for (i, p) in pages.iter().enumerate() {
         let e = evaluate_scores(std::slice::from_ref(p), &scores[i..=i], &decoding);
@@ -563,6 +582,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
         threshold,
         decoders,
         decoding,
+        favored,
         scores,
         fold_of,
     })
@@ -796,6 +816,14 @@ pub fn report_markdown(r: &ReportInputs) -> String {
             cv.decoding.attach_headings,
             cv.decoding.drop_repeats
         );
+        if !cv.favored.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n### Favouring precision or recall\n\nThe chosen cut maximising F0.5 \
+                 (`--favor precision`) or F2 (`--favor recall`) instead of F1:\n\n{}",
+                favored_markdown(&cv.all, &cv.favored)
+            );
+        }
         let _ = writeln!(s, "\n### Threshold\n\n| threshold | word F1 |\n|---:|---:|");
         for (t, f) in &cv.thresholds {
             let _ = writeln!(s, "| {t:.2} | {f:.4} |");
@@ -814,6 +842,30 @@ pub fn report_markdown(r: &ReportInputs) -> String {
         let _ = writeln!(s, "\n## Skipped pages\n");
         for (id, why) in r.skipped {
             let _ = writeln!(s, "- {id}: {why}");
+        }
+    }
+    s
+}
+
+/// A Markdown table of word precision, recall and F1 with each favour, overall and per type:
+/// `balanced` is the evaluation with F1, `favored` those with the others.
+pub fn favored_markdown(balanced: &Evaluation, favored: &[(Favor, Evaluation)]) -> String {
+    let all =
+        std::iter::once((Favor::Balance, balanced)).chain(favored.iter().map(|(f, e)| (*f, e)));
+    let mut s =
+        String::from("| favour | pages | word P | word R | word F1 |\n|---|---|---:|---:|---:|\n");
+    for (favor, e) in all {
+        let name = match favor {
+            Favor::Balance => "balance",
+            Favor::Precision => "precision",
+            Favor::Recall => "recall",
+        };
+        let rows = std::iter::once(("**all**".to_string(), e.overall())).chain(e.by_type());
+        for (pages, m) in rows {
+            s.push_str(&format!(
+                "| {name} | {pages} | {:.4} | {:.4} | {:.4} |\n",
+                m.precision, m.recall, m.f1
+            ));
         }
     }
     s

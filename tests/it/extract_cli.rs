@@ -70,6 +70,28 @@ fn text_format_keeps_the_article_and_drops_the_chrome() {
 }
 
 #[test]
+fn favouring_precision_or_recall_keeps_the_article() {
+    let mut kept = Vec::new();
+    for favor in ["precision", "balance", "recall"] {
+        let out = textsift(
+            &[
+                "extract", "--favor", favor, "--format", "json", "--blocks", "-",
+            ],
+            Some(article(1).as_bytes()),
+        );
+        assert!(out.status.success(), "{favor}: {}", stderr(&out));
+        let record: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let text = record["text"].as_str().unwrap();
+        assert!(text.contains("Paragraph 0 of story 1"), "{favor}: {text}");
+        assert!(text.contains("Paragraph 5 of story 1"), "{favor}: {text}");
+        let blocks = record["blocks"].as_array().unwrap();
+        kept.push(blocks.iter().filter(|b| b["label"] == "content").count());
+    }
+    // Precision keeps no more blocks than the balance, recall no fewer.
+    assert!(kept[0] <= kept[1] && kept[1] <= kept[2], "{kept:?}");
+}
+
+#[test]
 fn several_pages_as_text_markdown_or_html_are_each_named() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.html"), dir.path().join("b.html"));
@@ -1260,6 +1282,10 @@ fn usage_and_model_errors() {
         &["extract", "--max-blocks", "0", "-"],
         &["blocks", "--max-bytes", "0", "-"],
         &["eval", "--data", ".", "--threshold=-0.5"],
+        // Only the expected-F1 cut can favour precision or recall.
+        &["extract", "--favor", "precision", "--threshold", "0.5", "-"],
+        &["blocks", "--favor", "recall", "--decoder", "mss", "-"],
+        &["extract", "--favor", "most", "-"],
     ] {
         let out = textsift(args, Some(article(3).as_bytes()));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
