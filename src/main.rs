@@ -148,6 +148,9 @@ struct EvalArgs {
     /// Score threshold (default: the model's own).
     #[arg(long, value_parser = parse_threshold)]
     threshold: Option<f32>,
+    /// What the expected-F1 cut weighs more, as for extract.
+    #[arg(long, value_enum, default_value_t = FavorName::Balance)]
+    favor: FavorName,
     /// Share of aligned words that makes a block content in the derived labels.
     #[arg(long, default_value_t = 0.5)]
     min_aligned: f32,
@@ -371,6 +374,16 @@ enum FavorName {
     Recall,
 }
 
+impl From<FavorName> for Favor {
+    fn from(f: FavorName) -> Favor {
+        match f {
+            FavorName::Balance => Favor::Balance,
+            FavorName::Precision => Favor::Precision,
+            FavorName::Recall => Favor::Recall,
+        }
+    }
+}
+
 /// A `--threshold` value, checked as the library checks a decoder's threshold.
 fn parse_threshold(s: &str) -> Result<f32, String> {
     let threshold = s.parse::<f32>().map_err(|e| e.to_string())?;
@@ -556,13 +569,8 @@ fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Ext
             links: false,
         },
     };
-    let favor = match m.favor {
-        FavorName::Balance => Favor::Balance,
-        FavorName::Precision => Favor::Precision,
-        FavorName::Recall => Favor::Recall,
-    };
     let ex = ex.decoding(decoding)?.limits(limits)?;
-    match ex.favor(favor) {
+    match ex.favor(m.favor.into()) {
         Ok(ex) => Ok(ex),
         Err(e) => usage_error(
             command,
@@ -1056,6 +1064,17 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         decoding.decoder = textsift::decode::Decoder::Threshold { threshold };
     }
     decoding.decoder.validate()?;
+    let favor = Favor::from(args.favor);
+    if favor != Favor::Balance && !matches!(decoding.decoder, Decoder::ExpectedF1 { .. }) {
+        usage_error(
+            "eval",
+            clap::error::ErrorKind::ArgumentConflict,
+            &format!(
+                "--favor needs the expected_f1 decoder, not {}; move the threshold instead",
+                decoding.decoder.name()
+            ),
+        );
+    }
     let (mut pages, _) = load_pages(&args.data, args.min_aligned)?;
     // The same pages and blocks as the model's training data: scores of pages it has seen,
     // which say little of pages it has not (a first look at the embedded model on WCXB dev).
@@ -1074,7 +1093,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
             model.scores(&p.features, &p.texts)
         })
         .collect::<textsift::Result<Vec<_>>>()?;
-    let e = train::evaluate_scores(&pages, &scores, &decoding);
+    let e = train::evaluate_favoring(&pages, &scores, &decoding, favor);
     emit(&format!("{}\n", e.markdown()))?;
     let oracle = train::oracle(&pages);
     if args.oracle {

@@ -817,7 +817,7 @@ pub fn report_markdown(r: &ReportInputs) -> String {
             cv.decoding.drop_repeats
         );
         if !cv.favored.is_empty() {
-            let _ = writeln!(
+            let _ = write!(
                 s,
                 "\n### Favouring precision or recall\n\nThe chosen cut maximising F0.5 \
                  (`--favor precision`) or F2 (`--favor recall`) instead of F1:\n\n{}",

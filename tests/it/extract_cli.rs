@@ -1286,6 +1286,15 @@ fn usage_and_model_errors() {
         &["extract", "--favor", "precision", "--threshold", "0.5", "-"],
         &["blocks", "--favor", "recall", "--decoder", "mss", "-"],
         &["extract", "--favor", "most", "-"],
+        &[
+            "eval",
+            "--data",
+            ".",
+            "--favor",
+            "recall",
+            "--threshold",
+            "0.5",
+        ],
     ] {
         let out = textsift(args, Some(article(3).as_bytes()));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
