@@ -33,6 +33,7 @@ pub mod serial;
 pub mod train;
 
 pub use blocks::{Block, Page, SegmentLimits};
+pub use decode::Favor;
 pub use error::{Error, Result};
 pub use extract::{Extraction, Extractor};
 pub use features::FeatureMatrix;
