@@ -91,6 +91,19 @@ pub enum Favor {
 }
 
 impl Favor {
+    /// Whether `decoder` can favour as asked: only the expected-F1 cut weighs precision
+    /// against recall; the others have a threshold to move instead.
+    pub fn check(self, decoder: &Decoder) -> Result<()> {
+        if self == Favor::Balance || matches!(decoder, Decoder::ExpectedF1 { .. }) {
+            return Ok(());
+        }
+        Err(Error::Config(format!(
+            "favouring precision or recall needs the expected_f1 decoder, not {}; move its \
+             threshold instead",
+            decoder.name()
+        )))
+    }
+
     /// β², the weight of recall against precision in the F-measure.
     fn beta2(self) -> f64 {
         match self {
@@ -436,8 +449,6 @@ struct ExpectedF1 {
     tg: Vec<f64>,
     /// e^(−β² t w) of the block at hand, per node, for β² ≠ 1.
     decay_g: Vec<f64>,
-    /// β²: 1 for F1.
-    beta2: f64,
     /// Each node's weight in the sum (step × t, as the nodes are spaced in ln t), times
     /// 1 + β² and E[e^(−β²tG)].
     weight: Vec<f64>,
@@ -481,7 +492,6 @@ impl ExpectedF1 {
             kept_expected: 0.0,
             decay: vec![0.0; nodes],
             decay_g: vec![0.0; nodes],
-            beta2,
             t,
             tg,
         };
@@ -494,7 +504,7 @@ impl ExpectedF1 {
             }
         }
         for ((weight, &t), &all) in curve.weight.iter_mut().zip(&curve.t).zip(&all) {
-            *weight = (1.0 + curve.beta2) * LN_T_STEP * t * all;
+            *weight = (1.0 + beta2) * LN_T_STEP * t * all;
         }
         curve
     }
@@ -779,7 +789,6 @@ mod tests {
         assert!(Decoder::ExpectedF1 { gamma: f32::NAN }.validate().is_err());
     }
 
-    /// The expected F1 of every prefix, against the mean over all 2^n labellings of a page.
     #[test]
     fn favouring_precision_keeps_less_and_recall_more() {
         let d = Decoder::ExpectedF1 { gamma: 1.0 };
@@ -798,6 +807,7 @@ mod tests {
         );
     }
 
+    /// The expected F1 of every prefix, against the mean over all 2^n labellings of a page.
     #[test]
     fn expected_f1_is_exact() {
         let pages: [(&[f64], &[f64]); 4] = [

@@ -11,7 +11,7 @@
 //! ```
 
 use crate::blocks::{Link, SegmentLimits};
-use crate::decode::{Decoder, Decoding, Favor};
+use crate::decode::{Decoding, Favor};
 use crate::error::{Error, Result};
 use crate::features::FeatureMatrix;
 use crate::model::Model;
@@ -177,13 +177,7 @@ impl Extractor {
     /// shipped model's decoder) then maximises F_0.5 or F_2 instead of F1. Refused with
     /// another decoder, whose threshold is what to move instead.
     pub fn favor(mut self, favor: Favor) -> Result<Extractor> {
-        if favor != Favor::Balance && !matches!(self.decoding.decoder, Decoder::ExpectedF1 { .. }) {
-            return Err(Error::Config(format!(
-                "favouring precision or recall needs the expected_f1 decoder, not {}; \
-                 move its threshold instead",
-                self.decoding.decoder.name()
-            )));
-        }
+        favor.check(&self.decoding.decoder)?;
         self.favor = favor;
         Ok(self)
     }
@@ -380,6 +374,7 @@ fn resolved(link: &Link, base: &url::Url) -> Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::Decoder;
 
     #[test]
     fn links_resolve_against_the_base_or_the_pages_url() {

@@ -1065,14 +1065,11 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     }
     decoding.decoder.validate()?;
     let favor = Favor::from(args.favor);
-    if favor != Favor::Balance && !matches!(decoding.decoder, Decoder::ExpectedF1 { .. }) {
+    if let Err(e) = favor.check(&decoding.decoder) {
         usage_error(
             "eval",
             clap::error::ErrorKind::ArgumentConflict,
-            &format!(
-                "--favor needs the expected_f1 decoder, not {}; move the threshold instead",
-                decoding.decoder.name()
-            ),
+            &format!("--favor: {e}"),
         );
     }
     let (mut pages, _) = load_pages(&args.data, args.min_aligned)?;
