@@ -1,31 +1,38 @@
 //! Any bytes given to `Extractor::extract_fetched` with the embedded model, keeping links or
-//! not, from a URL or not: an error or a result, never a panic, and a result whose blocks are
-//! consistent and that every output format writes.
+//! not, from a URL or not, favouring precision, recall or neither: an error or a result, never
+//! a panic, and a result whose blocks are consistent and that every output format writes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
-use textsift::{output, Extractor};
+use textsift::{output, Extractor, Favor};
 
-/// The extractor, keeping the links' targets (`links`) or not.
-fn extractor(links: bool) -> &'static Extractor {
-    static EX: [OnceLock<Extractor>; 2] = [OnceLock::new(), OnceLock::new()];
-    EX[usize::from(links)].get_or_init(|| {
+/// The extractor, keeping the links' targets (`links`) or not, with a favour.
+fn extractor(links: bool, favor: Favor) -> &'static Extractor {
+    static EX: [OnceLock<Extractor>; 6] = [const { OnceLock::new() }; 6];
+    let k = usize::from(links) * 3 + favor as usize;
+    EX[k].get_or_init(|| {
         Extractor::new()
             .expect("the embedded model loads")
             .links(links)
+            .favor(favor)
+            .expect("the embedded model's decoder can favour")
     })
 }
 
 fuzz_target!(|data: &[u8]| {
     // Half of the inputs keep their links, by the last bit of the first byte, and half of
-    // those come from a URL that their links resolve against, by the next bit.
-    let links = data.first().is_some_and(|b| b & 1 == 1);
-    let url = data
-        .first()
-        .is_some_and(|b| b & 2 == 2)
-        .then_some("https://fuzz.example/a/b.html?q=1");
-    if let Ok(e) = extractor(links).extract_fetched(data, None, url) {
+    // those come from a URL that their links resolve against, by the next bit; the next two
+    // bits pick a favour.
+    let first = data.first().copied().unwrap_or(0);
+    let links = first & 1 == 1;
+    let url = (first & 2 == 2).then_some("https://fuzz.example/a/b.html?q=1");
+    let favor = match first >> 2 & 3 {
+        1 => Favor::Precision,
+        2 => Favor::Recall,
+        _ => Favor::Balance,
+    };
+    if let Ok(e) = extractor(links, favor).extract_fetched(data, None, url) {
         assert_eq!(e.features.rows(), e.blocks.len());
         for (i, b) in e.blocks.iter().enumerate() {
             assert_eq!(b.index, i);
@@ -36,7 +43,11 @@ fuzz_target!(|data: &[u8]| {
             let mut at = 0;
             for l in &b.links {
                 let (start, end) = (l.span.0 as usize, l.span.1 as usize);
-                assert!(at <= start && start < end && end <= b.text.len(), "{:?}", l.span);
+                assert!(
+                    at <= start && start < end && end <= b.text.len(),
+                    "{:?}",
+                    l.span
+                );
                 assert!(b.text.is_char_boundary(start) && b.text.is_char_boundary(end));
                 at = end;
             }
