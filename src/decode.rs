@@ -104,6 +104,15 @@ impl Favor {
         )))
     }
 
+    /// The setting's name, as `--favor` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Favor::Balance => "balance",
+            Favor::Precision => "precision",
+            Favor::Recall => "recall",
+        }
+    }
+
     /// β², the weight of recall against precision in the F-measure.
     fn beta2(self) -> f64 {
         match self {

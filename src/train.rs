@@ -427,7 +427,7 @@ pub struct CrossValidation {
     /// The decoding with the best word F1: the model's default.
     pub decoding: Decoding,
     /// All test pages together with that decoding favouring precision, then recall, when it
-    /// can ([`Favor`]: the expected-F1 cut); else empty.
+    /// can ([`Favor`]: the expected-F1 cut) and the pages have gold text; else empty.
     pub favored: Vec<(Favor, Evaluation)>,
     /// Out-of-fold scores, per page (for decoder studies).
     pub scores: Vec<Vec<f32>>,
@@ -562,8 +562,9 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
         })
         .0;
     let all = eval_with(&decoding);
+    // Word scores need gold text (block records have only labels).
     let favored = match decoding.decoder {
-        Decoder::ExpectedF1 { .. } => [Favor::Precision, Favor::Recall]
+        Decoder::ExpectedF1 { .. } if !all.pages.is_empty() => [Favor::Precision, Favor::Recall]
             .map(|f| (f, evaluate_favoring(pages, &scores, &decoding, f)))
             .into(),
         _ => Vec::new(),
@@ -855,11 +856,7 @@ pub fn favored_markdown(balanced: &Evaluation, favored: &[(Favor, Evaluation)]) 
     let mut s =
         String::from("| favour | pages | word P | word R | word F1 |\n|---|---|---:|---:|---:|\n");
     for (favor, e) in all {
-        let name = match favor {
-            Favor::Balance => "balance",
-            Favor::Precision => "precision",
-            Favor::Recall => "recall",
-        };
+        let name = favor.name();
         let rows = std::iter::once(("**all**".to_string(), e.overall())).chain(e.by_type());
         for (pages, m) in rows {
             s.push_str(&format!(
