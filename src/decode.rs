@@ -104,6 +104,9 @@ impl Favor {
         )))
     }
 
+    /// Every setting, the default first.
+    pub const ALL: [Favor; 3] = [Favor::Balance, Favor::Precision, Favor::Recall];
+
     /// The setting's name, as `--favor` takes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -826,9 +829,10 @@ mod tests {
             (&[0.99, 0.01], &[5000.0, 1.0]),
         ];
         // F1, and F_β for the precision and recall settings.
-        for ((p, w), beta2) in pages.into_iter().flat_map(|page| {
-            [Favor::Balance, Favor::Precision, Favor::Recall].map(|f| (page, f.beta2()))
-        }) {
+        for ((p, w), beta2) in pages
+            .into_iter()
+            .flat_map(|page| Favor::ALL.map(|f| (page, f.beta2())))
+        {
             let n = p.len();
             let mut curve = ExpectedF1::new(p, w, beta2);
             let got: Vec<f64> = (0..n).map(|i| curve.keep(p[i], w[i])).collect();

@@ -149,8 +149,8 @@ struct EvalArgs {
     #[arg(long, value_parser = parse_threshold)]
     threshold: Option<f32>,
     /// What the expected-F1 cut weighs more, as for extract.
-    #[arg(long, value_enum, default_value_t = FavorName::Balance)]
-    favor: FavorName,
+    #[arg(long, default_value = "balance", value_parser = favor_parser())]
+    favor: Favor,
     /// Share of aligned words that makes a block content in the derived labels.
     #[arg(long, default_value_t = 0.5)]
     min_aligned: f32,
@@ -242,8 +242,8 @@ struct ModelArgs {
     /// What the expected-F1 cut (the default decoder) weighs more: precision keeps fewer
     /// blocks, with less boilerplate (it maximises F0.5); recall keeps more, losing less
     /// content (F2).
-    #[arg(long, value_enum, default_value_t = FavorName::Balance)]
-    favor: FavorName,
+    #[arg(long, default_value = "balance", value_parser = favor_parser())]
+    favor: Favor,
     /// Most DOM nodes in a page, counted while parsing; a larger page is refused.
     #[arg(long, default_value_t = SegmentLimits::default().max_nodes, value_parser = parse_limit::<usize>)]
     max_nodes: usize,
@@ -366,22 +366,15 @@ enum DecoderName {
     ExpectedF1,
 }
 
-/// `--favor`'s values.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum FavorName {
-    Balance,
-    Precision,
-    Recall,
-}
-
-impl From<FavorName> for Favor {
-    fn from(f: FavorName) -> Favor {
-        match f {
-            FavorName::Balance => Favor::Balance,
-            FavorName::Precision => Favor::Precision,
-            FavorName::Recall => Favor::Recall,
-        }
-    }
+/// `--favor`'s values: the library's settings by their names.
+fn favor_parser() -> impl clap::builder::TypedValueParser<Value = Favor> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Favor::ALL.map(Favor::name)).map(|name| {
+        Favor::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .unwrap_or_default()
+    })
 }
 
 /// A `--threshold` value, checked as the library checks a decoder's threshold.
@@ -570,7 +563,7 @@ fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Ext
         },
     };
     let ex = ex.decoding(decoding)?.limits(limits)?;
-    match ex.favor(m.favor.into()) {
+    match ex.favor(m.favor) {
         Ok(ex) => Ok(ex),
         Err(e) => usage_error(
             command,
@@ -1064,7 +1057,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         decoding.decoder = textsift::decode::Decoder::Threshold { threshold };
     }
     decoding.decoder.validate()?;
-    let favor = Favor::from(args.favor);
+    let favor = args.favor;
     if let Err(e) = favor.check(&decoding.decoder) {
         usage_error(
             "eval",
