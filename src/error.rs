@@ -38,7 +38,7 @@ pub enum Error {
     /// only counts them.
     #[error("no page in this record: {0}")]
     NoPage(String),
-    /// A record of a WARC or JSON Lines input could not be read.
+    /// A record of a WARC or JSON Lines input, or an entry of an input list, could not be read.
     #[error("{0}")]
     Record(String),
     /// The input is over a configured limit.

@@ -187,40 +187,129 @@ pub fn expand<S: AsRef<std::ffi::OsStr>>(inputs: &[S]) -> Vec<(String, Option<Pa
     out
 }
 
-/// The inputs that a list names (for `--files-from`): a file, or standard input for `None`,
+/// Longest entry of an input list, in bytes: paths are at most a few kilobytes
+/// (`PATH_MAX` is 4,096 on Linux), so a longer entry means that what was named is not a list
+/// (a page or a binary file given by mistake), and it is reported without being kept whole.
+const MAX_LIST_ENTRY: usize = 64 * 1024;
+
+/// The inputs that a list names (for `--files-from`), read as they are asked for, so that a
+/// list of millions of paths costs no memory and its first pages are done while a program
+/// down the pipe (`find … |`) is still writing it. The list is a file or standard input,
 /// gzip or zstd compressed or not, holding one input per line, or inputs separated by NUL
-/// bytes as `find -print0` writes them (a list with a NUL byte anywhere is read so, since no
-/// path holds one). Empty entries are passed over, and a line's ending `\r` is not part of its
+/// bytes as `find -print0` writes them: the first separator found, a line feed or a NUL,
+/// decides which. Empty entries are passed over, and a line's ending `\r` is not part of its
 /// path. The entries are inputs as on a command line, for [`expand`]: relative paths are
-/// relative to the working directory, not to the list's.
-pub fn read_input_list(path: Option<&Path>) -> Result<Vec<std::ffi::OsString>> {
-    let mut bytes = Vec::new();
-    open_stream(path)?.0.read_to_end(&mut bytes).map_err(|e| {
-        stream_error(e, |source| Error::Io {
-            path: path.map_or_else(|| PathBuf::from("-"), Path::to_path_buf),
-            source,
+/// relative to the working directory, not to the list's. An entry that cannot be a path (one
+/// holding a NUL byte in a list of lines, or longer than 64 KiB) and a list that fails part
+/// way (a truncated gzip file) are errors in the iteration; the list ends after the latter.
+pub struct InputList {
+    stream: Box<dyn BufRead + Send>,
+    /// The list's name in errors: its path, or `-`.
+    name: PathBuf,
+    /// The separator, once the first one is found.
+    separator: Option<u8>,
+    /// Set once the list has ended or failed.
+    done: bool,
+}
+
+impl InputList {
+    /// Open the list at `path`, or standard input for `None`; an error when it cannot be
+    /// opened, or when its first bytes cannot be read or unpacked.
+    pub fn open(path: Option<&Path>) -> Result<InputList> {
+        Ok(InputList {
+            stream: open_stream(path)?.0,
+            name: path.map_or_else(|| PathBuf::from("-"), Path::to_path_buf),
+            separator: None,
+            done: false,
         })
-    })?;
-    let nul = bytes.contains(&0);
-    let entries = bytes
-        .split(|&b| b == if nul { 0 } else { b'\n' })
-        .map(|entry| match nul {
-            true => entry,
-            false => entry.strip_suffix(b"\r").unwrap_or(entry),
-        })
-        .filter(|entry| !entry.is_empty());
-    Ok(entries.map(os_string).collect())
+    }
+
+    /// The next entry's bytes, without its separator; `None` at the end of the list.
+    fn entry(&mut self) -> Option<Result<Vec<u8>>> {
+        let mut entry = Vec::new();
+        // Bytes of the entry past the longest one kept: counted, not kept.
+        let mut over = false;
+        loop {
+            let buf = match self.stream.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.done = true;
+                    let name = self.name.clone();
+                    return Some(Err(stream_error(e, |source| Error::Io {
+                        path: name,
+                        source,
+                    })));
+                }
+            };
+            if buf.is_empty() {
+                self.done = true;
+                if entry.is_empty() && !over {
+                    return None;
+                }
+                break;
+            }
+            let end = match self.separator {
+                Some(s) => buf.iter().position(|&b| b == s),
+                None => buf.iter().position(|&b| b == 0 || b == b'\n'),
+            };
+            let taken = end.unwrap_or(buf.len());
+            let room = MAX_LIST_ENTRY.saturating_sub(entry.len());
+            over |= taken > room;
+            entry.extend_from_slice(&buf[..taken.min(room)]);
+            if let Some(end) = end {
+                self.separator.get_or_insert(buf[end]);
+                self.stream.consume(end + 1);
+                break;
+            }
+            self.stream.consume(taken);
+        }
+        if over {
+            return Some(Err(Error::Record(format!(
+                "an entry longer than {MAX_LIST_ENTRY} bytes, which no path is: is this a list \
+                 of paths?"
+            ))));
+        }
+        if self.separator != Some(0) && entry.contains(&0) {
+            return Some(Err(Error::Record(
+                "an entry holding a NUL byte, which no path does (a list is read as separated \
+                 by NUL bytes only when its first entry ends with one)"
+                    .into(),
+            )));
+        }
+        Some(Ok(entry))
+    }
+}
+
+impl Iterator for InputList {
+    type Item = Result<std::ffi::OsString>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let mut entry = match self.entry()? {
+                Ok(entry) => entry,
+                Err(e) => return Some(Err(e)),
+            };
+            if self.separator != Some(0) && entry.last() == Some(&b'\r') {
+                entry.pop();
+            }
+            if !entry.is_empty() {
+                return Some(Ok(os_string(entry)));
+            }
+        }
+        None
+    }
 }
 
 /// A path's bytes as an `OsString`: as they are on Unix, where a name need not be UTF-8.
-fn os_string(bytes: &[u8]) -> std::ffi::OsString {
+fn os_string(bytes: Vec<u8>) -> std::ffi::OsString {
     #[cfg(unix)]
     {
-        std::os::unix::ffi::OsStringExt::from_vec(bytes.to_vec())
+        std::os::unix::ffi::OsStringExt::from_vec(bytes)
     }
     #[cfg(not(unix))]
     {
-        String::from_utf8_lossy(bytes).into_owned().into()
+        String::from_utf8_lossy(&bytes).into_owned().into()
     }
 }
 
@@ -533,6 +622,12 @@ enum Deferred {
 }
 
 impl Pending {
+    /// A page that failed before it could be read (an input that cannot be had), named by
+    /// `source`.
+    pub fn failed(source: String, e: Error) -> Pending {
+        failed_page(source, e)
+    }
+
     /// The page, as [`pages`] gives it: a file is read (and gunzipped) now, a JSON Lines
     /// record parsed now, on whichever thread calls this. A panic on the way (a bug) is the
     /// page's error ([`crate::batch::isolate`]), named by the file, or by `FILE:LINE` for a

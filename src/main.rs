@@ -10,7 +10,7 @@ use std::time::Instant;
 use textsift::annotate::LabeledPage;
 use textsift::decode::{Decoder, Favor};
 use textsift::extract::{Extractor, Limits};
-use textsift::input;
+use textsift::input::{self, InputList};
 use textsift::model::{Model, ModelKind};
 use textsift::output::{BlockRecord, FeatureValues, Format, Label};
 use textsift::train::{self, Recipe};
@@ -213,8 +213,8 @@ struct InputArgs {
     #[arg(long, value_name = "FILE")]
     errors: Option<PathBuf>,
     /// Also read the inputs that FILE names, after those given as arguments: one per line, or
-    /// separated by NUL bytes (find -print0); - for standard input. Relative paths are taken
-    /// from the working directory.
+    /// separated by NUL bytes (find -print0); - for standard input. Read as the pages are done;
+    /// relative paths are taken from the working directory.
     #[arg(long, value_name = "FILE")]
     files_from: Option<PathBuf>,
     /// The field of a JSON Lines record that holds the page's HTML.
@@ -394,16 +394,13 @@ fn parse_limit<T: std::str::FromStr + Default + PartialOrd>(s: &str) -> Result<T
     }
 }
 
-/// The inputs as named, then those that the `--files-from` list names; or standard input
-/// when none is named, no list is given and pages are piped in. With nothing named and a
-/// terminal for input, the command would wait for pages typed by hand, so that is a usage
-/// error (exit code 2), as is standard input asked for both as the list and as an input.
-fn gather_inputs(input: &mut InputArgs, command: &str) -> anyhow::Result<()> {
+/// The `--files-from` list, opened (its entries are read as the batch asks for them), or,
+/// with none named, standard input when pages are piped in. With nothing named and a terminal
+/// for input, the command would wait for pages typed by hand, so that is a usage error (exit
+/// code 2), as is standard input asked for both as the list and as an input.
+fn gather_inputs(input: &mut InputArgs, command: &str) -> anyhow::Result<Option<InputList>> {
     if let Some(list) = &input.files_from {
         let from_stdin = list.as_os_str() == "-";
-        let listed = input::read_input_list((!from_stdin).then_some(list.as_path()))
-            .map_err(|e| anyhow::anyhow!("--files-from {}: {e}", list.display()))?;
-        input.inputs.extend(listed);
         if from_stdin && input.inputs.iter().any(|i| i == "-") {
             usage_error(
                 command,
@@ -411,10 +408,12 @@ fn gather_inputs(input: &mut InputArgs, command: &str) -> anyhow::Result<()> {
                 "standard input holds the --files-from list, so it cannot be an input (-) too",
             );
         }
-        return Ok(());
+        let opened = InputList::open((!from_stdin).then_some(list.as_path()))
+            .map_err(|e| anyhow::anyhow!("--files-from {}: {e}", list.display()))?;
+        return Ok(Some(opened));
     }
     if !input.inputs.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         usage_error(
@@ -424,7 +423,7 @@ fn gather_inputs(input: &mut InputArgs, command: &str) -> anyhow::Result<()> {
         );
     }
     input.inputs.push("-".into());
-    Ok(())
+    Ok(None)
 }
 
 /// A usage error found after parsing: clap's message and usage line, exit code 2.
@@ -573,12 +572,14 @@ fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Ext
     }
 }
 
-/// Run `work` over every page of the inputs on the thread pool (given the page's item, whose
-/// source, declared charset and WARC record it reads, and its bytes), write what it returns in
-/// input order between `frame`'s two parts, report bad pages, and end with a summary.
+/// Run `work` over every page of the inputs, then of the list's, on the thread pool (given the
+/// page's item, whose source, declared charset and WARC record it reads, and its bytes), write
+/// what it returns in input order between `frame`'s two parts, report bad pages, and end with
+/// a summary.
 fn run_batch(
     command: &str,
     input: &InputArgs,
+    list: Option<InputList>,
     keep: &[String],
     frame: (&str, &str),
     work: impl Fn(&input::Item, &[u8]) -> textsift::Result<String> + Sync,
@@ -599,7 +600,9 @@ fn run_batch(
     };
     let expanded = input::expand(&input.inputs);
     if let Some(errors) = &input.errors {
-        if let Some(same) = input_file(errors, &expanded) {
+        let target = std::fs::canonicalize(errors).ok();
+        let same = |(_, p): &&(String, Option<PathBuf>)| is_file(target.as_deref(), p.as_deref());
+        if let Some((same, _)) = expanded.iter().find(same) {
             usage_error(
                 command,
                 clap::error::ErrorKind::ArgumentConflict,
@@ -607,17 +610,18 @@ fn run_batch(
             );
         }
     }
-    let files = expanded.len();
-    // Each page carries the number of its input, so that the bar counts inputs done.
-    let items = expanded
-        .into_iter()
-        .enumerate()
-        .flat_map(move |(k, (source, path))| {
-            input::pending_pages(source, path, &reading).map(move |page| (k, page))
-        });
-    let progress =
-        std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| progress_bar(files));
-    let started = std::time::Instant::now();
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
+        // The bar's length: the inputs named, and the entries of a list read from a file,
+        // counted by a first reading of it; a list piped in has no length known beforehand.
+        let listed = match input.files_from.as_deref() {
+            None => Some(0),
+            Some(p) if p.as_os_str() == "-" => None,
+            Some(p) => InputList::open(Some(p)).ok().map(Iterator::count),
+        };
+        let inputs = listed.map(|n| expanded.len() + n);
+        // With several inputs the bar counts the inputs done, else the pages.
+        (progress_bar(inputs), inputs.is_some_and(|n| n > 1))
+    });
     // Created before any page is read, so that a path that cannot be written stops the run
     // at once rather than after hours of work.
     let mut errors = match &input.errors {
@@ -627,6 +631,48 @@ fn run_batch(
         )),
         None => None,
     };
+    let errors_file = input
+        .errors
+        .as_ref()
+        .and_then(|p| std::fs::canonicalize(p).ok());
+    let list_name = input
+        .files_from
+        .as_ref()
+        .map(|p| format!("--files-from {}", p.display()))
+        .unwrap_or_default();
+    // One unit per input named and per entry of the list (a directory's files are one unit),
+    // each holding its inputs or why it could not be had; a listed input that is the file of
+    // --errors, written by this run, is not read.
+    let named = expanded.into_iter().map(|input| vec![Ok(input)]);
+    let listed = list.into_iter().flatten().map(move |entry| match entry {
+        Ok(name) => input::expand(&[name])
+            .into_iter()
+            .map(
+                |(source, path)| match is_file(errors_file.as_deref(), path.as_deref()) {
+                    true => Err((
+                        source,
+                        Error::Io {
+                            path: path.unwrap_or_default(),
+                            source: std::io::Error::other("this run writes its --errors there"),
+                        },
+                    )),
+                    false => Ok((source, path)),
+                },
+            )
+            .collect(),
+        Err(e) => vec![Err((list_name.clone(), e))],
+    });
+    // Each page carries the number of its unit, so that the bar counts inputs done.
+    let items = named.chain(listed).enumerate().flat_map(move |(k, unit)| {
+        let reading = reading.clone();
+        unit.into_iter()
+            .flat_map(move |input| match input {
+                Ok((source, path)) => input::pending_pages(source, path, &reading),
+                Err((source, e)) => Box::new(std::iter::once(input::Pending::failed(source, e))),
+            })
+            .map(move |page| (k, page))
+    });
+    let started = std::time::Instant::now();
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
     out.write_all(frame.0.as_bytes()).context(STDOUT)?;
@@ -651,13 +697,13 @@ fn run_batch(
             let failure = tally.count(&item.source, &result);
             let failed = failure.is_some();
             match (&progress, failure) {
-                (Some(bar), failure) => {
+                (Some((bar, by_inputs)), failure) => {
                     if let Some(line) = failure {
                         bar.suspend(|| eprintln!("{line}"));
                     }
                     // With several inputs the bar counts the inputs before this page's one
                     // (its pages may be many, as in a WARC file), and says the pages apart.
-                    let done = if files > 1 { k } else { tally.pages };
+                    let done = if *by_inputs { k } else { tally.pages };
                     bar.set_position(done as u64);
                     let rate = tally.pages as f64 / started.elapsed().as_secs_f64().max(1e-3);
                     let pages = match tally.pages {
@@ -680,41 +726,35 @@ fn run_batch(
     )?;
     out.write_all(frame.1.as_bytes()).context(STDOUT)?;
     out.flush().context(STDOUT)?;
-    if let Some(bar) = progress {
+    if let Some((bar, _)) = progress {
         bar.finish_and_clear();
     }
     Ok(tally.finish())
 }
 
-/// The input that is the file at `path`, if one is: a file written there would be truncated
-/// before it is read. Only inputs of the same file name are looked at on disk, so that a
-/// batch of many files costs no more than a comparison of names.
-fn input_file<'a>(
-    path: &std::path::Path,
-    inputs: &'a [(String, Option<PathBuf>)],
-) -> Option<&'a str> {
-    let target = std::fs::canonicalize(path).ok()?;
-    inputs.iter().find_map(|(source, p)| {
-        let p = p.as_ref()?;
-        (p.file_name() == target.file_name() && std::fs::canonicalize(p).is_ok_and(|p| p == target))
-            .then_some(source.as_str())
-    })
+/// Whether `path` is the file whose canonical path is `target`: a file written there would be
+/// truncated before it is read. Only a path of the same file name is looked at on disk, so
+/// that a batch of many files costs no more than a comparison of names.
+fn is_file(target: Option<&std::path::Path>, path: Option<&std::path::Path>) -> bool {
+    let (Some(target), Some(path)) = (target, path) else {
+        return false;
+    };
+    path.file_name() == target.file_name() && std::fs::canonicalize(path).is_ok_and(|p| p == target)
 }
 
-/// The progress shown on a terminal: a bar with the time left when several inputs are named
-/// or found in directories, a spinner for one input (a WARC or JSON Lines file holds an
-/// unknown number of pages).
-fn progress_bar(files: usize) -> indicatif::ProgressBar {
-    let (bar, template) = if files > 1 {
-        (
-            indicatif::ProgressBar::new(files as u64),
+/// The progress shown on a terminal: a bar with the time left when several inputs are named,
+/// found in directories or listed in a file, a spinner for one input (a WARC or JSON Lines
+/// file holds an unknown number of pages) or a list piped in.
+fn progress_bar(inputs: Option<usize>) -> indicatif::ProgressBar {
+    let (bar, template) = match inputs {
+        Some(n) if n > 1 => (
+            indicatif::ProgressBar::new(n as u64),
             "{wide_bar} {pos}/{len} inputs, {msg}, {elapsed} (left: {eta})",
-        )
-    } else {
-        (
+        ),
+        _ => (
             indicatif::ProgressBar::new_spinner(),
             "{spinner} {msg}, {elapsed}",
-        )
+        ),
     };
     bar.set_style(
         indicatif::ProgressStyle::with_template(template)
@@ -725,7 +765,7 @@ fn progress_bar(files: usize) -> indicatif::ProgressBar {
 }
 
 fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
-    gather_inputs(&mut args.input, "blocks")?;
+    let list = gather_inputs(&mut args.input, "blocks")?;
     let ex = extractor(&args.model, args.input.max_bytes, "blocks")?;
     let schema = textsift::features::schema_id();
     let earlier = match &args.labels {
@@ -739,7 +779,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let (carried, unlabeled) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let code = run_batch("blocks", &args.input, &[], ("", ""), |item, bytes| {
+    let code = run_batch("blocks", &args.input, list, &[], ("", ""), |item, bytes| {
         let source = &item.source;
         let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
         let warc = item.warc.clone().unwrap_or_default();
@@ -796,7 +836,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     if let Some(list) = &args.input.files_from {
         given.extend(["--files-from".into(), list.clone().into_os_string()]);
     }
-    gather_inputs(&mut args.input, "extract")?;
+    let list = gather_inputs(&mut args.input, "extract")?;
     if given.is_empty() {
         given.clone_from(&args.input.inputs);
     }
@@ -869,6 +909,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     run_batch(
         "extract",
         &args.input,
+        list,
         &args.keep_field,
         (&frame.0, frame.1),
         |item, bytes| {

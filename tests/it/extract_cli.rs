@@ -764,6 +764,112 @@ fn inputs_listed_in_a_file() {
 }
 
 #[test]
+fn a_list_is_read_as_the_pages_are_done() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    for (name, n) in [("a.html", 1), ("b.html", 2)] {
+        std::fs::write(path(name), article(n)).unwrap();
+    }
+    // The first page comes out while the list is still open: a program that writes the list
+    // as it finds pages is not waited for.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_textsift"))
+        .args(["extract", "--threads", "2", "--files-from", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut list = child.stdin.take().unwrap();
+    writeln!(list, "{}", path("a.html")).unwrap();
+    list.flush().unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = std::io::BufReader::new(out).lines();
+        for line in lines.by_ref() {
+            tx.send(line.unwrap()).unwrap();
+        }
+    });
+    let first = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("no output before the list ended");
+    let first: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(first["source"], path("a.html"));
+    writeln!(list, "{}", path("b.html")).unwrap();
+    drop(list);
+    assert!(child.wait().unwrap().success());
+    let second: serde_json::Value = serde_json::from_str(&rx.recv().unwrap()).unwrap();
+    assert_eq!(second["source"], path("b.html"));
+
+    // Entries that cannot be paths are reported as the list's, and the entries after them are
+    // read: a NUL byte in a list of lines, an entry longer than any path.
+    let mut listed = format!("{}\nx\0y\n", path("a.html")).into_bytes();
+    listed.extend(vec![b'a'; 100_000]);
+    listed.extend(format!("\n{}\n", path("b.html")).bytes());
+    let out = textsift(&["extract", "--files-from", "-"], Some(&listed));
+    assert_eq!(out.status.code(), Some(1));
+    let sources: Vec<_> = records(&out).iter().map(|r| r["source"].clone()).collect();
+    assert_eq!(sources, [path("a.html"), path("b.html")]);
+    let err = stderr(&out);
+    let lines: Vec<_> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(
+        lines[0].starts_with("textsift: --files-from -: an entry holding a NUL byte"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("textsift: --files-from -: an entry longer than 65536 bytes"),
+        "{err}"
+    );
+    assert_eq!(lines[2], "textsift: 4 pages, 2 ok, 2 failed");
+
+    // A gzipped list cut short: the pages it named before the cut are done, and the cut is
+    // reported as the list's failure. A listed input that is the --errors file is not read.
+    let mut names = String::new();
+    for i in 0..2_000 {
+        names.push_str(&format!(
+            "{}\n{}\n",
+            path("a.html"),
+            path(&format!("gone{i}.html"))
+        ));
+    }
+    names.insert_str(0, &format!("{}\n", path("errors.jsonl")));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(names.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    std::fs::write(path("list.gz"), &gz[..gz.len() / 2]).unwrap();
+    let out = textsift(
+        &[
+            "extract",
+            "--files-from",
+            &path("list.gz"),
+            "--errors",
+            &path("errors.jsonl"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let done = records(&out).len();
+    assert!(done > 10 && done < 2_000, "{done} pages done");
+    let failures: Vec<serde_json::Value> = std::fs::read_to_string(path("errors.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(failures[0]["source"], path("errors.jsonl"));
+    assert_eq!(failures[0]["kind"], "cannot_read");
+    let last = failures.last().unwrap();
+    assert_eq!(
+        (&last["source"], &last["kind"]),
+        (
+            &serde_json::Value::from(format!("--files-from {}", path("list.gz"))),
+            &serde_json::Value::from("bad_gzip")
+        )
+    );
+}
+
+#[test]
 fn json_lines_as_other_tools_write_them() {
     // A byte-order mark before the first record (Windows tools), CRLF line ends, a lone UTF-16
     // surrogate escaped in a page (Python's `json` writes them; serde_json refuses them), and a
