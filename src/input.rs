@@ -793,6 +793,65 @@ mod tests {
         e.finish().unwrap()
     }
 
+    /// The entries of a list file holding `bytes`, each entry's error as its kind.
+    fn listed(bytes: &[u8]) -> Vec<Result<Vec<u8>, &'static str>> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("list");
+        std::fs::write(&path, bytes).unwrap();
+        InputList::open(Some(&path))
+            .unwrap()
+            .map(|e| {
+                e.map(|name| name.into_encoded_bytes())
+                    .map_err(|e| e.kind())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lists_are_cut_by_their_first_separator() {
+        let ok = |names: &[&str]| -> Vec<Result<Vec<u8>, &'static str>> {
+            names.iter().map(|n| Ok(n.as_bytes().to_vec())).collect()
+        };
+        // Lines: `\r` ends a line only before its `\n`, blank lines and a missing last line
+        // end are passed over.
+        assert_eq!(listed(b"a\r\n\nb c\rd\n\ne"), ok(&["a", "b c\rd", "e"]));
+        // NUL bytes, once the first entry ends with one: a line feed or a `\r` is then part of
+        // a name, and empty entries are passed over.
+        assert_eq!(listed(b"a\0b\nc\r\0\0d"), ok(&["a", "b\nc\r", "d"]));
+        // A NUL byte inside a line cannot be a path's: reported, and the next lines read.
+        assert_eq!(
+            listed(b"a\nb\0c\nd\n"),
+            [Ok(b"a".to_vec()), Err("bad_record"), Ok(b"d".to_vec())]
+        );
+        assert_eq!(listed(b""), ok(&[]));
+        assert_eq!(listed(b"\n\n"), ok(&[]));
+        // Compressed lists are read unpacked.
+        assert_eq!(listed(&gz(b"a\nb\n")), ok(&["a", "b"]));
+    }
+
+    #[test]
+    fn list_entries_run_across_reads_and_long_ones_are_cut_off() {
+        // 20,000 names of 1 to 40 bytes, many of them across the stream's 64 KiB reads.
+        let names: Vec<String> = (0..20_000)
+            .map(|i: usize| format!("{i}-{}", "x".repeat(i % 37)))
+            .collect();
+        let mut bytes = names.join("\n").into_bytes();
+        bytes.push(b'\n');
+        let expected: Vec<_> = names.iter().map(|n| Ok(n.as_bytes().to_vec())).collect();
+        assert_eq!(listed(&bytes), expected);
+        // An entry longer than 64 KiB is one error, whatever its length, and the list goes on.
+        let mut bytes = b"a\n".to_vec();
+        bytes.extend(std::iter::repeat_n(b'y', 3 * MAX_LIST_ENTRY + 5));
+        bytes.extend(b"\nb\n");
+        assert_eq!(
+            listed(&bytes),
+            [Ok(b"a".to_vec()), Err("bad_record"), Ok(b"b".to_vec())]
+        );
+        // An entry of exactly the longest length is a name.
+        let long = vec![b'z'; MAX_LIST_ENTRY];
+        assert_eq!(listed(&long), [Ok(long.clone())]);
+    }
+
     #[test]
     fn directories_are_walked_sorted() {
         let dir = tempfile::tempdir().unwrap();
