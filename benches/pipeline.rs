@@ -289,7 +289,6 @@ fn directory(c: &mut Criterion) {
         return;
     };
     let pages: Vec<String> = textsift::input::expand(&[dir])
-        .into_iter()
         .filter_map(|(_, path)| {
             textsift::input::read(path.as_deref(), textsift::input::DEFAULT_MAX_BYTES).ok()
         })

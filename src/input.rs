@@ -168,23 +168,28 @@ impl Item {
 /// Expand command-line inputs: `-` is standard input, a directory is walked recursively in
 /// sorted order, anything else is a file. Unreadable entries become error items. A name that
 /// is not UTF-8 (a file saved under a Latin-1 name) is read all the same; its source shows
-/// such bytes as U+FFFD.
-pub fn expand<S: AsRef<std::ffi::OsStr>>(inputs: &[S]) -> Vec<(String, Option<PathBuf>)> {
-    let mut out = Vec::new();
-    for input in inputs {
-        let input = input.as_ref();
-        if input == "-" {
-            out.push(("-".to_string(), None));
-            continue;
-        }
-        let path = PathBuf::from(input);
-        if path.is_dir() {
-            walk(&path, &mut out);
-        } else {
-            out.push((input.to_string_lossy().into_owned(), Some(path)));
-        }
-    }
-    out
+/// such bytes as U+FFFD. Directories are walked as the inputs are asked for, so that the
+/// first pages of a large tree are read before the whole of it is listed.
+pub fn expand<S: AsRef<std::ffi::OsStr>>(
+    inputs: &[S],
+) -> impl Iterator<Item = (String, Option<PathBuf>)> + Send + 'static {
+    let inputs: Vec<std::ffi::OsString> = inputs.iter().map(|i| i.as_ref().into()).collect();
+    inputs.into_iter().flat_map(
+        |input| -> Box<dyn Iterator<Item = (String, Option<PathBuf>)> + Send> {
+            if input == "-" {
+                return Box::new(std::iter::once(("-".to_string(), None)));
+            }
+            let path = PathBuf::from(&input);
+            if path.is_dir() {
+                Box::new(Walk::new(&path).map(|p| (p.display().to_string(), Some(p))))
+            } else {
+                Box::new(std::iter::once((
+                    input.to_string_lossy().into_owned(),
+                    Some(path),
+                )))
+            }
+        },
+    )
 }
 
 /// Longest entry of an input list, in bytes: paths are at most a few kilobytes
@@ -313,38 +318,57 @@ fn os_string(bytes: Vec<u8>) -> std::ffi::OsString {
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<(String, Option<PathBuf>)>) {
-    // walkdir is iterative (a deep tree cannot overflow the stack) and follows links to
-    // directories without walking into a loop: a link back to an ancestor is passed over, as
-    // its pages are already on the way. A directory reached again by another way (a link to a
-    // directory above the one walked, then down into it) is walked once, so that no page is
-    // read twice; walking in name order decides which way names it, the same on every run.
-    let mut found = Vec::new();
-    let mut dirs = std::collections::HashSet::new();
-    let mut entries = walkdir::WalkDir::new(dir)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter();
-    while let Some(entry) = entries.next() {
-        match entry {
-            Ok(e) if e.file_type().is_dir() => {
-                let real = std::fs::canonicalize(e.path());
-                if real.is_ok_and(|real| !dirs.insert(real)) {
-                    entries.skip_current_dir();
-                }
-            }
-            Ok(e) => found.push(e.into_path()),
-            Err(e) if e.loop_ancestor().is_some() => {}
-            // Reported when read, as an error item of its own.
-            Err(e) => found.extend(e.path().map(Path::to_path_buf)),
+/// The files under a directory, and the paths that could not be read, in the order of their
+/// paths: each directory's entries in name order, a directory's files before its next
+/// sibling's, which is the order of the whole paths (compared part by part) without holding
+/// them all.
+struct Walk {
+    entries: walkdir::IntoIter,
+    /// The directories walked, by their real paths.
+    dirs: std::collections::HashSet<PathBuf>,
+}
+
+impl Walk {
+    fn new(dir: &Path) -> Walk {
+        // walkdir is iterative (a deep tree cannot overflow the stack) and follows links to
+        // directories without walking into a loop: a link back to an ancestor is passed over,
+        // as its pages are already on the way. A directory reached again by another way (a
+        // link to a directory above the one walked, then down into it) is walked once, so
+        // that no page is read twice; walking in name order decides which way names it, the
+        // same on every run.
+        Walk {
+            entries: walkdir::WalkDir::new(dir)
+                .follow_links(true)
+                .sort_by_file_name()
+                .into_iter(),
+            dirs: Default::default(),
         }
     }
-    found.sort();
-    out.extend(
-        found
-            .into_iter()
-            .map(|p| (p.display().to_string(), Some(p))),
-    );
+}
+
+impl Iterator for Walk {
+    type Item = PathBuf;
+
+    fn next(&mut self) -> Option<PathBuf> {
+        loop {
+            match self.entries.next()? {
+                Ok(e) if e.file_type().is_dir() => {
+                    let real = std::fs::canonicalize(e.path());
+                    if real.is_ok_and(|real| !self.dirs.insert(real)) {
+                        self.entries.skip_current_dir();
+                    }
+                }
+                Ok(e) => return Some(e.into_path()),
+                Err(e) if e.loop_ancestor().is_some() => {}
+                // Reported when read, as an error item of its own.
+                Err(e) => {
+                    if let Some(path) = e.path() {
+                        return Some(path.to_path_buf());
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Read a file (or standard input for `None`), decompress it when it starts with the magic
@@ -773,7 +797,6 @@ fn packed_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
 /// should call [`read`] per path so that only a few pages are in memory at once.
 pub fn read_all<S: AsRef<std::ffi::OsStr>>(inputs: &[S], max_bytes: u64) -> Vec<Item> {
     expand(inputs)
-        .into_iter()
         .map(|(source, path)| {
             let bytes = read(path.as_deref(), max_bytes);
             Item::new(source, bytes)
@@ -861,10 +884,36 @@ mod tests {
         std::fs::write(dir.path().join("a.html"), "x").unwrap();
         let root = dir.path().display().to_string();
         let names: Vec<String> = expand(std::slice::from_ref(&root))
-            .into_iter()
             .map(|(s, _)| s[root.len() + 1..].to_string())
             .collect();
         assert_eq!(names, ["a.html", "b/2.html", "c.html"]);
+
+        // Walked as asked for, the files come in the order of their whole paths, part by
+        // part: a directory's files before a sibling whose name extends the directory's.
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            "a/x.html",
+            "a/b/y.html",
+            "a.html",
+            "a-b/z.html",
+            "a b.html",
+            "A.html",
+            "a/b.html",
+            "b/c/d/e.html",
+            "b.html",
+        ];
+        for f in files {
+            let path = dir.path().join(f);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        let root = dir.path().display().to_string();
+        let walked: Vec<PathBuf> = expand(std::slice::from_ref(&root))
+            .map(|(_, p)| p.unwrap())
+            .collect();
+        let mut sorted: Vec<PathBuf> = files.iter().map(|f| dir.path().join(f)).collect();
+        sorted.sort();
+        assert_eq!(walked, sorted);
     }
 
     #[test]

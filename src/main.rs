@@ -598,27 +598,34 @@ fn run_batch(
             &e.to_string(),
         ),
     };
-    let expanded = input::expand(&input.inputs);
     if let Some(errors) = &input.errors {
+        // A file named as an input would be truncated before it is read.
         let target = std::fs::canonicalize(errors).ok();
-        let same = |(_, p): &&(String, Option<PathBuf>)| is_file(target.as_deref(), p.as_deref());
-        if let Some((same, _)) = expanded.iter().find(same) {
+        let named = input.inputs.iter().map(PathBuf::from);
+        if let Some(same) = named
+            .filter(|p| !p.is_dir())
+            .find(|p| is_file(target.as_deref(), Some(p)))
+        {
             usage_error(
                 command,
                 clap::error::ErrorKind::ArgumentConflict,
-                &format!("--errors would overwrite an input: {same}"),
+                &format!("--errors would overwrite an input: {}", same.display()),
             );
         }
     }
     let progress = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
-        // The bar's length: the inputs named, and the entries of a list read from a file,
-        // counted by a first reading of it; a list piped in has no length known beforehand.
+        // The bar's length: the files named or found in directories, and those of a list read
+        // from a file, counted by a first walk and reading; a list piped in has no length
+        // known beforehand.
         let listed = match input.files_from.as_deref() {
             None => Some(0),
             Some(p) if p.as_os_str() == "-" => None,
-            Some(p) => InputList::open(Some(p)).ok().map(Iterator::count),
+            Some(p) => InputList::open(Some(p)).ok().map(|list| {
+                list.map(|entry| entry.map_or(1, |name| input::expand(&[name]).count()))
+                    .sum()
+            }),
         };
-        let inputs = listed.map(|n| expanded.len() + n);
+        let inputs = listed.map(|n| input::expand(&input.inputs).count() + n);
         // With several inputs the bar counts the inputs done, else the pages.
         (progress_bar(inputs), inputs.is_some_and(|n| n > 1))
     });
@@ -635,42 +642,42 @@ fn run_batch(
         .errors
         .as_ref()
         .and_then(|p| std::fs::canonicalize(p).ok());
+    let errors_file = errors_file.as_deref();
+    // The files that an input stands for (a directory's, as it is walked), or why one cannot
+    // be read: the file of --errors, which this run writes, is passed over when found in a
+    // directory and an error when listed.
+    let files_of = move |name: std::ffi::OsString| {
+        let walked = std::path::Path::new(&name).is_dir();
+        input::expand(&[name]).filter_map(move |(source, path)| {
+            if !is_file(errors_file, path.as_deref()) {
+                return Some(Ok((source, path)));
+            }
+            let path = path.unwrap_or_default();
+            let e = std::io::Error::other("this run writes its --errors there");
+            (!walked).then_some(Err((source, Error::Io { path, source: e })))
+        })
+    };
     let list_name = input
         .files_from
         .as_ref()
         .map(|p| format!("--files-from {}", p.display()))
         .unwrap_or_default();
-    // One unit per input named and per entry of the list (a directory's files are one unit),
-    // each holding its inputs or why it could not be had; a listed input that is the file of
-    // --errors, written by this run, is not read.
-    let named = expanded.into_iter().map(|input| vec![Ok(input)]);
-    let listed = list.into_iter().flatten().map(move |entry| match entry {
-        Ok(name) => input::expand(&[name])
-            .into_iter()
-            .map(
-                |(source, path)| match is_file(errors_file.as_deref(), path.as_deref()) {
-                    true => Err((
-                        source,
-                        Error::Io {
-                            path: path.unwrap_or_default(),
-                            source: std::io::Error::other("this run writes its --errors there"),
-                        },
-                    )),
-                    false => Ok((source, path)),
-                },
-            )
-            .collect(),
-        Err(e) => vec![Err((list_name.clone(), e))],
-    });
-    // Each page carries the number of its unit, so that the bar counts inputs done.
-    let items = named.chain(listed).enumerate().flat_map(move |(k, unit)| {
-        let reading = reading.clone();
-        unit.into_iter()
-            .flat_map(move |input| match input {
-                Ok((source, path)) => input::pending_pages(source, path, &reading),
-                Err((source, e)) => Box::new(std::iter::once(input::Pending::failed(source, e))),
-            })
-            .map(move |page| (k, page))
+    let named = input.inputs.iter().cloned().flat_map(files_of);
+    let listed = list.into_iter().flatten().flat_map(
+        move |entry| -> Box<dyn Iterator<Item = _> + Send + '_> {
+            match entry {
+                Ok(name) => Box::new(files_of(name)),
+                Err(e) => Box::new(std::iter::once(Err((list_name.clone(), e)))),
+            }
+        },
+    );
+    // Each page carries the number of its file, so that the bar counts inputs done.
+    let items = named.chain(listed).enumerate().flat_map(move |(k, file)| {
+        match file {
+            Ok((source, path)) => input::pending_pages(source, path, &reading),
+            Err((source, e)) => Box::new(std::iter::once(input::Pending::failed(source, e))),
+        }
+        .map(move |page| (k, page))
     });
     let started = std::time::Instant::now();
     let out = std::io::stdout().lock();

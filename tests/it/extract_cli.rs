@@ -1995,6 +1995,35 @@ fn errors_file_lists_failed_pages_in_input_order() {
     );
     assert_eq!(std::fs::read(&jsonl).unwrap(), before);
 
+    // Written into a directory that is walked, the file is this run's output: passed over,
+    // whether it was there before the run or not. Named as an input that is not there yet,
+    // it is not read either, and is reported.
+    let walked = tempfile::tempdir().unwrap();
+    std::fs::write(walked.path().join("a.html"), article(1)).unwrap();
+    let in_walked = walked
+        .path()
+        .join("errors.jsonl")
+        .to_str()
+        .unwrap()
+        .to_string();
+    let root = walked.path().to_str().unwrap();
+    for _ in 0..2 {
+        let out = textsift(&["extract", "--errors", &in_walked, root], None);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let sources: Vec<_> = records(&out).iter().map(|r| r["source"].clone()).collect();
+        assert_eq!(sources, [format!("{root}/a.html")]);
+    }
+    let fresh = p("fresh.jsonl");
+    let out = textsift(&["extract", "--errors", &fresh, &good, &fresh], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "textsift: {fresh}: cannot read: this run writes its --errors there\n\
+             textsift: 2 pages, 1 ok, 1 failed\n"
+        )
+    );
+
     // A file that cannot be created stops the run before any page is read.
     let bad = p("no-such-dir/errors.jsonl");
     let out = textsift(&["extract", "--errors", &bad, &good], None);
