@@ -232,7 +232,7 @@ impl InputList {
     /// The next entry's bytes, without its separator; `None` at the end of the list.
     fn entry(&mut self) -> Option<Result<Vec<u8>>> {
         let mut entry = Vec::new();
-        // Bytes of the entry past the longest one kept: counted, not kept.
+        // Whether the entry ran past the longest one kept; the bytes past it are dropped.
         let mut over = false;
         loop {
             let buf = match self.stream.fill_buf() {

@@ -1,6 +1,7 @@
 //! Any bytes as an input file: a page, a WARC file, JSON Lines records, gzip, zstd or plain. Every
 //! page it yields is read or refused with an error, never a panic, and the pages end (a hang is
-//! libFuzzer's timeout); fields passed through from a record are one JSON object.
+//! libFuzzer's timeout); fields passed through from a record are one JSON object. The same
+//! bytes as a `--files-from` list give entries that can be paths, or errors.
 #![no_main]
 
 mod scratch;
@@ -23,6 +24,12 @@ fuzz_target!(|data: &[u8]| {
     for item in textsift::input::pages("fuzz".into(), Some(path.clone()), &reading) {
         if let Ok(bytes) = &item.bytes {
             assert!(bytes.len() as u64 <= max_bytes);
+        }
+    }
+    if let Ok(list) = textsift::input::InputList::open(Some(&path)) {
+        for entry in list.flatten() {
+            let bytes = entry.into_encoded_bytes();
+            assert!(!bytes.is_empty() && bytes.len() <= 64 * 1024);
         }
     }
     for pending in textsift::input::pending_pages("fuzz".into(), Some(path), &other) {
