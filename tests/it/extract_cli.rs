@@ -4,14 +4,19 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn textsift(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_textsift"))
+/// The command started with every stream piped.
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_textsift"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+fn textsift(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = spawn(args);
     let mut input = child.stdin.take().unwrap();
     // A command that stops early (usage or model error) may close its input first.
     let _ = input.write_all(stdin.unwrap_or_default());
@@ -773,13 +778,7 @@ fn a_list_is_read_as_the_pages_are_done() {
     }
     // The first page comes out while the list is still open: a program that writes the list
     // as it finds pages is not waited for.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_textsift"))
-        .args(["extract", "--threads", "2", "--files-from", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["extract", "--threads", "2", "--files-from", "-"]);
     let mut list = child.stdin.take().unwrap();
     writeln!(list, "{}", path("a.html")).unwrap();
     list.flush().unwrap();
