@@ -562,14 +562,16 @@ fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Ext
         },
     };
     let ex = ex.decoding(decoding)?.limits(limits)?;
-    match ex.favor(m.favor) {
-        Ok(ex) => Ok(ex),
-        Err(e) => usage_error(
-            command,
-            clap::error::ErrorKind::ArgumentConflict,
-            &format!("--favor: {e}"),
-        ),
-    }
+    ex.favor(m.favor).or_else(|e| favor_refused(command, &e))
+}
+
+/// `--favor` asked of a decoder that cannot favour: a usage error (exit code 2).
+fn favor_refused(command: &str, e: &Error) -> ! {
+    usage_error(
+        command,
+        clap::error::ErrorKind::ArgumentConflict,
+        &format!("--favor: {e}"),
+    )
 }
 
 /// Run `work` over every page of the inputs, then of the list's, on the thread pool (given the
@@ -647,12 +649,13 @@ fn run_batch(
     // be read: the file of --errors, which this run writes, is passed over when found in a
     // directory and an error when listed.
     let files_of = move |name: std::ffi::OsString| {
-        let walked = std::path::Path::new(&name).is_dir();
-        input::expand(&[name]).filter_map(move |(source, path)| {
+        input::expand(std::slice::from_ref(&name)).filter_map(move |(source, path)| {
             if !is_file(errors_file, path.as_deref()) {
                 return Some(Ok((source, path)));
             }
+            // A path other than the name given was found in a directory.
             let path = path.unwrap_or_default();
+            let walked = path.as_os_str() != name;
             let e = std::io::Error::other("this run writes its --errors there");
             (!walked).then_some(Err((source, Error::Io { path, source: e })))
         })
@@ -838,14 +841,11 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
-    // What the debug view's title names: the inputs given, not the entries of a list.
+    let list = gather_inputs(&mut args.input, "extract")?;
+    // What the debug view's title names: the inputs given, and the list, not its entries.
     let mut given: Vec<std::ffi::OsString> = args.input.inputs.clone();
     if let Some(list) = &args.input.files_from {
         given.extend(["--files-from".into(), list.clone().into_os_string()]);
-    }
-    let list = gather_inputs(&mut args.input, "extract")?;
-    if given.is_empty() {
-        given.clone_from(&args.input.inputs);
     }
     let ex = extractor(&args.model, args.input.max_bytes, "extract")?.links(args.links);
     // Text for one page; several inputs, a directory, a WARC or a JSON Lines file (or standard
@@ -1107,11 +1107,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     decoding.decoder.validate()?;
     let favor = args.favor;
     if let Err(e) = favor.check(&decoding.decoder) {
-        usage_error(
-            "eval",
-            clap::error::ErrorKind::ArgumentConflict,
-            &format!("--favor: {e}"),
-        );
+        favor_refused("eval", &e);
     }
     let (mut pages, _) = load_pages(&args.data, args.min_aligned)?;
     // The same pages and blocks as the model's training data: scores of pages it has seen,
