@@ -148,6 +148,8 @@ schema! {
     ClassLexNearest = "class_lex_nearest", "real", "Mean log-odds of the known tokens of the nearest element that has any.";
     ClassLexLevel = "class_lex_level", "0…", "Levels up to that element (0: the block's own element).";
     ClassLexKnown = "class_lex_known", "0…", "Number of known tokens.";
+    FirstPerson = "first_person", "0–1", "Share of the block's words that are first-person singular pronouns (I, me, my; ich, mein; je, mon; yo, mi; ik, mijn; eu, meu; io, mio): who speaks, as in reviews, comments and posts.";
+    WindowFirstPerson = "window_first_person", "0–1", "The same share over the blocks from 3 before to 3 after.";
 }
 
 /// Number of features per block.
@@ -157,7 +159,7 @@ pub const N_FEATURES: usize = SCHEMA.len();
 /// version that changes when a definition changes).
 /// A model file records it; a model whose hash differs is refused.
 pub fn schema_hash() -> u64 {
-    const DEFINITIONS_VERSION: &str = "textsift-features-12";
+    const DEFINITIONS_VERSION: &str = "textsift-features-13";
     let mut h = fnv1a(FNV_START, DEFINITIONS_VERSION.as_bytes());
     for f in SCHEMA.iter().chain(crate::context::CONTEXT_SCHEMA) {
         h = fnv1a(fnv1a(h, b"\n"), f.name.as_bytes());
@@ -238,6 +240,8 @@ struct TextStats {
     title_seen: u32,
     /// Those of them that are words of the page's title.
     title_hits: u32,
+    /// First-person singular pronouns.
+    first_person: u32,
 }
 
 impl TextStats {
@@ -259,12 +263,58 @@ impl TextStats {
         if token.ends_with(|c| matches!(c, '.' | '…') || SPACELESS_STOPS.contains(&c)) {
             self.sentences += 1;
         }
+        self.first_person += u32::from(is_first_person(token));
     }
 
     /// anchor_words / words (0 for no words).
     fn link_density(&self) -> f32 {
         ratio(self.anchor_words, self.words)
     }
+}
+
+/// Whether a token is a first-person singular pronoun ("I’m" counts by its part before the
+/// apostrophe).
+fn is_first_person(token: &str) -> bool {
+    if token.len() > 10 {
+        return false;
+    }
+    let head = token.split(['\'', '’']).next().unwrap_or("");
+    let w = head.trim_matches(|c: char| !c.is_alphanumeric());
+    if w.len() > 6 {
+        return false;
+    }
+    let mut b = [0u8; 6];
+    for (d, c) in b.iter_mut().zip(w.bytes()) {
+        *d = c.to_ascii_lowercase();
+    }
+    matches!(
+        &b[..w.len()],
+        b"i" | b"me"
+            | b"my"
+            | b"mine"
+            | b"myself"
+            | b"ich"
+            | b"mich"
+            | b"mir"
+            | b"mein"
+            | b"meine"
+            | b"je"
+            | b"j"
+            | b"moi"
+            | b"mon"
+            | b"mes"
+            | b"yo"
+            | b"mi"
+            | b"mis"
+            | b"ik"
+            | b"mijn"
+            | b"eu"
+            | b"meu"
+            | b"minha"
+            | b"io"
+            | b"mio"
+            | b"mia"
+    )
 }
 
 fn ratio(a: u32, b: u32) -> f32 {
@@ -800,8 +850,10 @@ pub fn compute(page: &Page) -> FeatureMatrix {
     }
     // Prefix sums of words and anchor words for the window features.
     let mut prefix = vec![(0u32, 0u32); n + 1];
+    let mut prefix_fp = vec![0u32; n + 1];
     for (i, s) in stats.iter().enumerate() {
         prefix[i + 1] = (prefix[i].0 + s.words, prefix[i].1 + s.anchor_words);
+        prefix_fp[i + 1] = prefix_fp[i] + s.first_person;
     }
     // Path signatures of the blocks' elements and of their parents (0 for none).
     let columns = column_places(page);
@@ -937,6 +989,12 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         let (ww, wa) = (prefix[hi].0 - prefix[lo].0, prefix[hi].1 - prefix[lo].1);
         set(&mut m, F::WindowWords, ww as f32);
         set(&mut m, F::WindowLinkDensity, ratio(wa, ww));
+        set(&mut m, F::FirstPerson, ratio(s.first_person, s.words));
+        set(
+            &mut m,
+            F::WindowFirstPerson,
+            ratio(prefix_fp[hi] - prefix_fp[lo], ww),
+        );
 
         for &(bit, f) in FLAG_FEATURES {
             if element.flags & bit != 0 {
