@@ -848,7 +848,7 @@ pub fn compute(page: &Page) -> FeatureMatrix {
     for b in &page.blocks {
         *text_counts.entry(b.text.as_str()).or_default() += 1;
     }
-    // Prefix sums of words and anchor words for the window features.
+    // Prefix sums of words, anchor words and first-person words for the window features.
     let mut prefix = vec![(0u32, 0u32); n + 1];
     let mut prefix_fp = vec![0u32; n + 1];
     for (i, s) in stats.iter().enumerate() {
