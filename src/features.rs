@@ -278,6 +278,13 @@ fn is_first_person(token: &str) -> bool {
     if token.len() > 10 {
         return false;
     }
+    // Every form starts with i, m, j, y or e, and that letter is the token's first ASCII
+    // letter or digit: most words are ruled out by it, without the search for an apostrophe
+    // below (this runs for every word).
+    let first = token.bytes().find(u8::is_ascii_alphanumeric);
+    if !first.is_some_and(|b| matches!(b | 0x20, b'i' | b'm' | b'j' | b'y' | b'e')) {
+        return false;
+    }
     let head = token.split(['\'', '’']).next().unwrap_or("");
     let w = head.trim_matches(|c: char| !c.is_alphanumeric());
     if w.len() > 6 {
