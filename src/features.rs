@@ -245,8 +245,8 @@ struct TextStats {
 }
 
 impl TextStats {
-    /// Count one token as a word when it has a letter or digit.
-    fn add_word(&mut self, t: &TokenCounts, token: &str, anchored: bool) {
+    /// Count one token as a word when it has a letter or digit. `buf` is a buffer.
+    fn add_word(&mut self, t: &TokenCounts, token: &str, anchored: bool, buf: &mut String) {
         if t.alnum == 0 {
             return;
         }
@@ -263,7 +263,7 @@ impl TextStats {
         if token.ends_with(|c| matches!(c, '.' | '…') || SPACELESS_STOPS.contains(&c)) {
             self.sentences += 1;
         }
-        self.first_person += u32::from(is_first_person(token));
+        self.first_person += u32::from(is_first_person(token, buf));
     }
 
     /// anchor_words / words (0 for no words).
@@ -273,8 +273,8 @@ impl TextStats {
 }
 
 /// Whether a token is a first-person singular pronoun ("I’m" counts by its part before the
-/// apostrophe).
-fn is_first_person(token: &str) -> bool {
+/// apostrophe). `buf` is a buffer.
+fn is_first_person(token: &str, buf: &mut String) -> bool {
     if token.len() > 10 {
         return false;
     }
@@ -285,42 +285,34 @@ fn is_first_person(token: &str) -> bool {
     if !first.is_some_and(|b| matches!(b | 0x20, b'i' | b'm' | b'j' | b'y' | b'e')) {
         return false;
     }
-    let head = token.split(['\'', '’']).next().unwrap_or("");
-    let w = head.trim_matches(|c: char| !c.is_alphanumeric());
-    if w.len() > 6 {
-        return false;
-    }
-    let mut b = [0u8; 6];
-    for (d, c) in b.iter_mut().zip(w.bytes()) {
-        *d = c.to_ascii_lowercase();
-    }
+    normalize_word(token.split(['\'', '’']).next().unwrap_or(""), buf);
     matches!(
-        &b[..w.len()],
-        b"i" | b"me"
-            | b"my"
-            | b"mine"
-            | b"myself"
-            | b"ich"
-            | b"mich"
-            | b"mir"
-            | b"mein"
-            | b"meine"
-            | b"je"
-            | b"j"
-            | b"moi"
-            | b"mon"
-            | b"mes"
-            | b"yo"
-            | b"mi"
-            | b"mis"
-            | b"ik"
-            | b"mijn"
-            | b"eu"
-            | b"meu"
-            | b"minha"
-            | b"io"
-            | b"mio"
-            | b"mia"
+        buf.as_str(),
+        "i" | "me"
+            | "my"
+            | "mine"
+            | "myself"
+            | "ich"
+            | "mich"
+            | "mir"
+            | "mein"
+            | "meine"
+            | "je"
+            | "j"
+            | "moi"
+            | "mon"
+            | "mes"
+            | "yo"
+            | "mi"
+            | "mis"
+            | "ik"
+            | "mijn"
+            | "eu"
+            | "meu"
+            | "minha"
+            | "io"
+            | "mio"
+            | "mia"
     )
 }
 
@@ -536,6 +528,7 @@ fn spaceless_token(
     token: &str,
     start: usize,
     script: Spaceless,
+    buf: &mut String,
 ) {
     use unicode_segmentation::UnicodeSegmentation;
     use unicode_width::UnicodeWidthStr;
@@ -543,7 +536,7 @@ fn spaceless_token(
         let t = TokenCounts::unicode(piece);
         let is_word = t.alnum > 0;
         let anchored = is_word && in_anchor(spans, start + at);
-        s.add_word(&t, piece, anchored);
+        s.add_word(&t, piece, anchored, buf);
         if !is_word {
             let stop = piece
                 .strip_prefix(SPACELESS_STOPS)
@@ -622,10 +615,18 @@ fn text_stats(block: &Block, title: &TitleWords, buf: &mut String) -> TextStats 
         }
         s.tokens += 1;
         if t.spaceless != Spaceless::No {
-            spaceless_token(&mut s, &mut wrap, &mut spans, token, start, t.spaceless);
+            spaceless_token(
+                &mut s,
+                &mut wrap,
+                &mut spans,
+                token,
+                start,
+                t.spaceless,
+                buf,
+            );
         } else {
             let anchored = t.alnum > 0 && in_anchor(&mut spans, start);
-            s.add_word(&t, token, anchored);
+            s.add_word(&t, token, anchored, buf);
             wrap.push(i64::from(t.chars), t.alnum > 0, false);
             if t.alnum == 0 && is_separator(token) {
                 s.separators += 1;
@@ -856,11 +857,10 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         *text_counts.entry(b.text.as_str()).or_default() += 1;
     }
     // Prefix sums of words, anchor words and first-person words for the window features.
-    let mut prefix = vec![(0u32, 0u32); n + 1];
-    let mut prefix_fp = vec![0u32; n + 1];
+    let mut prefix = vec![(0u32, 0u32, 0u32); n + 1];
     for (i, s) in stats.iter().enumerate() {
-        prefix[i + 1] = (prefix[i].0 + s.words, prefix[i].1 + s.anchor_words);
-        prefix_fp[i + 1] = prefix_fp[i] + s.first_person;
+        let p = prefix[i];
+        prefix[i + 1] = (p.0 + s.words, p.1 + s.anchor_words, p.2 + s.first_person);
     }
     // Path signatures of the blocks' elements and of their parents (0 for none).
     let columns = column_places(page);
@@ -994,14 +994,11 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         }
         let (lo, hi) = (i.saturating_sub(3), (i + 4).min(n));
         let (ww, wa) = (prefix[hi].0 - prefix[lo].0, prefix[hi].1 - prefix[lo].1);
+        let wfp = prefix[hi].2 - prefix[lo].2;
         set(&mut m, F::WindowWords, ww as f32);
         set(&mut m, F::WindowLinkDensity, ratio(wa, ww));
         set(&mut m, F::FirstPerson, ratio(s.first_person, s.words));
-        set(
-            &mut m,
-            F::WindowFirstPerson,
-            ratio(prefix_fp[hi] - prefix_fp[lo], ww),
-        );
+        set(&mut m, F::WindowFirstPerson, ratio(wfp, ww));
 
         for &(bit, f) in FLAG_FEATURES {
             if element.flags & bit != 0 {
