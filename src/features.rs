@@ -245,7 +245,8 @@ struct TextStats {
 }
 
 impl TextStats {
-    /// Count one token as a word when it has a letter or digit. `buf` is a buffer.
+    /// Count one token as a word when it has a letter or digit. `buf` is scratch space for
+    /// the token's lower-cased form, reused from word to word.
     fn add_word(&mut self, t: &TokenCounts, token: &str, anchored: bool, buf: &mut String) {
         if t.alnum == 0 {
             return;
@@ -273,7 +274,7 @@ impl TextStats {
 }
 
 /// Whether a token is a first-person singular pronoun ("I’m" counts by its part before the
-/// apostrophe). `buf` is a buffer.
+/// apostrophe). `buf` is scratch space for the lower-cased part, reused from word to word.
 fn is_first_person(token: &str, buf: &mut String) -> bool {
     if token.len() > 10 {
         return false;
