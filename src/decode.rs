@@ -209,6 +209,16 @@ impl Decoder {
 }
 
 impl Decoding {
+    /// The decoding of a model trained without cross-validation, which has nothing to choose
+    /// one by: the expected-F1 cut with repeats dropped, the choice of every cross-validation
+    /// of the shipped recipe on WCXB. Unlike a threshold, the cut adapts to each page's
+    /// scores, so it does not depend on how a model's scores happen to be spread.
+    pub const WITHOUT_CV: Decoding = Decoding {
+        decoder: Decoder::ExpectedF1 { gamma: 1.0 },
+        attach_headings: false,
+        drop_repeats: true,
+    };
+
     /// Label every block of a page; `texts` (the block texts) are read only to find repeats.
     pub fn decode<S: AsRef<str>>(
         &self,

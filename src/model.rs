@@ -76,7 +76,9 @@ pub struct ModelInfo {
     pub cv: Vec<(String, f64)>,
     /// Score at or above which a block is content, chosen by cross-validation.
     pub threshold: f32,
-    /// The decoding chosen by cross-validation, if it was run.
+    /// The decoding chosen by cross-validation, or [`Decoding::WITHOUT_CV`] when none was run
+    /// (`None` in files written before models without cross-validation carried it: a
+    /// threshold then).
     pub decoding: Option<Decoding>,
 }
 

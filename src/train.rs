@@ -605,7 +605,8 @@ fn placeholder_info(recipe: &Recipe) -> ModelInfo {
     }
 }
 
-/// Train the final model on all pages.
+/// Train the final model on all pages, with the decoding that `cv` chose, or without
+/// cross-validation [`Decoding::WITHOUT_CV`].
 pub fn train_final(
     pages: &[LabeledPage],
     recipe: &Recipe,
@@ -629,6 +630,7 @@ pub fn train_final(
     // The data's blocks; the clean copies' are in the report.
     info.blocks = pages.iter().map(|p| p.labels.len()).sum();
     info.date = date;
+    info.decoding = Some(Decoding::WITHOUT_CV);
     if let Some(cv) = cv {
         info.threshold = cv.threshold;
         info.decoding = Some(cv.decoding);

@@ -287,6 +287,12 @@ fn hand_corrected_block_labels_train_a_model() {
     let mut recipe = small_recipe();
     recipe.model.trees = 3;
     let model = train::train_final(&pages, &recipe, vec![], None, "2026-01-01".into()).unwrap();
+    // Without cross-validation to choose one, the model keeps the decoding that needs no
+    // threshold, not a bare threshold of 0.5.
+    assert_eq!(
+        model.default_decoding(),
+        textsift::decode::Decoding::WITHOUT_CV
+    );
     let texts: Vec<&str> = a.page.blocks.iter().map(|b| b.text.as_str()).collect();
     let scores = model.scores(&a.features, &texts).unwrap();
     for (b, s) in a.page.blocks.iter().zip(scores) {

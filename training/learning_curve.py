@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""How the score grows with the number of annotated pages: train on nested subsets of a WCXB
+folder's pages and score each model on pages of other sites.
+
+    python3 training/learning_curve.py ../shared/data/wcxb/dev /tmp/curve \
+        [--sizes 50,100,200,400,800,0] [--splits 0,1,2] [--textsift target/release/textsift]
+
+The sites (domains) are cut into 5 parts by a hash of their name; for each split named, one
+part is the test set and the pages of the other four are the pool. Sites are taken from the
+pool in a seeded order, all the pages of a site at a time, until a subset holds the size asked
+for (0: the whole pool), so each subset holds the smaller ones and no site is in both a subset
+and the test set. Each subset trains a model with `training/recipe.toml` and no
+cross-validation (`textsift train --folds 0`), and `textsift eval` scores it on the test
+pages with WCXB's word F1. The manifests, models and outputs stay in the work folder; the
+pages are read where they are.
+"""
+import argparse
+import hashlib
+import json
+import pathlib
+import random
+import re
+import subprocess
+import sys
+import time
+from urllib.parse import urlparse
+
+PARTS = 5
+
+
+def domain(url):
+    host = (urlparse(url).hostname or "").lower()
+    return host[4:] if host.startswith("www.") else host
+
+
+def part_of(site):
+    return int(hashlib.md5(site.encode()).hexdigest(), 16) % PARTS
+
+
+def load(data):
+    pages = []
+    for truth in sorted((data / "ground-truth").glob("*.json")):
+        doc = json.loads(truth.read_text(encoding="utf-8"))
+        gt = doc["ground_truth"]
+        stem = truth.stem
+        html = next(
+            (p for p in (data / "html").glob(stem + ".html*")), None
+        )
+        if html is None:
+            continue
+        kind = ((doc.get("_internal") or {}).get("page_type") or {}).get("primary")
+        pages.append(
+            {
+                "id": stem,
+                "html_path": str(html.resolve()),
+                "text": gt.get("main_content") or "",
+                "url": doc.get("url", ""),
+                "group": domain(doc.get("url", "")) or stem,
+                "page_type": kind,
+            }
+        )
+    return pages
+
+
+def write(path, pages):
+    with path.open("w", encoding="utf-8") as f:
+        for p in pages:
+            f.write(json.dumps(p) + "\n")
+
+
+def word_f1(output):
+    # The first row of `eval`'s table that scores all pages: | all | n | P | R | F1 |.
+    for line in output.splitlines():
+        cells = [c.strip(" *") for c in line.split("|")]
+        if len(cells) > 5 and cells[1] == "all":
+            return float(cells[5])
+    raise SystemExit("no word F1 in the output of eval:\n" + output)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data", type=pathlib.Path)
+    ap.add_argument("work", type=pathlib.Path)
+    ap.add_argument("--sizes", default="50,100,200,400,800,0")
+    ap.add_argument("--splits", default="0,1,2")
+    ap.add_argument("--textsift", default="target/release/textsift")
+    ap.add_argument("--recipe", default="training/recipe.toml")
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    pages = load(args.data)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print("| split | pages | sites | word F1 on the test sites | training (s, wall) |")
+    print("|---|---:|---:|---:|---:|")
+    for split in (int(s) for s in args.splits.split(",")):
+        test = [p for p in pages if part_of(p["group"]) == split]
+        pool = [p for p in pages if part_of(p["group"]) != split]
+        sites = sorted({p["group"] for p in pool})
+        random.Random(split).shuffle(sites)
+        by_site = {}
+        for p in pool:
+            by_site.setdefault(p["group"], []).append(p)
+        test_file = args.work / f"test{split}.jsonl"
+        write(test_file, test)
+        for size in sizes:
+            subset = []
+            for s in sites:
+                if size and len(subset) >= size:
+                    break
+                subset.extend(by_site[s])
+            n_sites = len({p["group"] for p in subset})
+            train_file = args.work / f"train{split}_{size}.jsonl"
+            model = args.work / f"model{split}_{size}.tsm"
+            write(train_file, subset)
+            start = time.monotonic()
+            subprocess.run(
+                [args.textsift, "train", "--data", str(train_file), "--recipe", args.recipe,
+                 "--folds", "0", "--out", str(model)],
+                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+            took = time.monotonic() - start
+            out = subprocess.run(
+                [args.textsift, "eval", "--data", str(test_file), "--model", str(model)],
+                check=True, capture_output=True, text=True,
+            ).stdout
+            (args.work / f"eval{split}_{size}.txt").write_text(out)
+            print(f"| {split} ({len(test)} test pages) | {len(subset)} | {n_sites} | "
+                  f"{word_f1(out):.4f} | {took:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
