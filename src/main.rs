@@ -1038,10 +1038,15 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let cv = if recipe.cv.folds >= 2 {
         let cv = train::cross_validate(&pages, &recipe)?;
         emit(&format!(
-            "Cross-validation, {} folds {}, threshold {:.2}:\n\n{}\n",
+            "Cross-validation, {} folds {}, threshold {:.2}, decoder `{}` (headings attached: \
+             {}, repeats dropped: {}): {}:\n\n{}\n",
             cv.folds.len(),
             cv.grouping,
             cv.threshold,
+            train::describe(&cv.decoding.decoder),
+            cv.decoding.attach_headings,
+            cv.decoding.drop_repeats,
+            cv.chosen_because,
             cv.all.markdown()
         ))?;
         if !cv.favored.is_empty() {

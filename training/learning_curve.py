@@ -3,14 +3,16 @@
 folder's pages and score each model on pages of other sites.
 
     python3 training/learning_curve.py ../shared/data/wcxb/dev /tmp/curve \
-        [--sizes 50,100,200,400,800,0] [--splits 0,1,2] [--textsift target/release/textsift]
+        [--sizes 50,100,200,400,800,0] [--splits 0,1,2] [--folds 0] \
+        [--textsift target/release/textsift]
 
 The sites (domains) are cut into 5 parts by a hash of their name; for each split named, one
 part is the test set and the pages of the other four are the pool. Sites are taken from the
 pool in a seeded order, all the pages of a site at a time, until a subset holds the size asked
 for (0: the whole pool), so each subset holds the smaller ones and no site is in both a subset
 and the test set. Each subset trains a model with `training/recipe.toml` and no
-cross-validation (`textsift train --folds 0`), and `textsift eval` scores it on the test
+cross-validation (`textsift train --folds 0`; `--folds N` cross-validates the subset first,
+which then picks the decoder), and `textsift eval` scores it on the test
 pages with WCXB's word F1. The manifests, models and outputs stay in the work folder; the
 pages are read where they are.
 """
@@ -85,6 +87,7 @@ def main():
     ap.add_argument("--splits", default="0,1,2")
     ap.add_argument("--textsift", default="target/release/textsift")
     ap.add_argument("--recipe", default="training/recipe.toml")
+    ap.add_argument("--folds", default="0")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     pages = load(args.data)
@@ -114,7 +117,7 @@ def main():
             start = time.monotonic()
             subprocess.run(
                 [args.textsift, "train", "--data", str(train_file), "--recipe", args.recipe,
-                 "--folds", "0", "--out", str(model)],
+                 "--folds", args.folds, "--out", str(model)],
                 check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
             took = time.monotonic() - start
