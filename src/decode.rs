@@ -210,8 +210,8 @@ impl Decoder {
 
 impl Decoding {
     /// The decoding of a model trained without cross-validation, which has nothing to choose
-    /// one by: the expected-F1 cut with repeats dropped, the choice of every cross-validation
-    /// of the shipped recipe on WCXB. Unlike a threshold, the cut adapts to each page's
+    /// one by: the expected-F1 cut with repeats dropped, the choice of the shipped recipe's
+    /// cross-validation on WCXB. Unlike a threshold, the cut adapts to each page's
     /// scores, so it does not depend on how a model's scores happen to be spread.
     pub const WITHOUT_CV: Decoding = Decoding {
         decoder: Decoder::ExpectedF1 { gamma: 1.0 },
