@@ -1038,14 +1038,11 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let cv = if recipe.cv.folds >= 2 {
         let cv = train::cross_validate(&pages, &recipe)?;
         emit(&format!(
-            "Cross-validation, {} folds {}, threshold {:.2}, decoder `{}` (headings attached: \
-             {}, repeats dropped: {}): {}:\n\n{}\n",
+            "Cross-validation, {} folds {}, threshold {:.2}, decoder {}: {}:\n\n{}\n",
             cv.folds.len(),
             cv.grouping,
             cv.threshold,
-            train::describe(&cv.decoding.decoder),
-            cv.decoding.attach_headings,
-            cv.decoding.drop_repeats,
+            train::describe_decoding(&cv.decoding),
             cv.chosen_because,
             cv.all.markdown()
         ))?;
@@ -1161,10 +1158,9 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
 fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let model = load_model(path.as_ref())?;
     let i = &model.info;
-    let d = model.default_decoding();
     let mut text = format!(
         "kind: {}\ntrained: {} by textsift {} on {} ({} pages, {} blocks)\nthreshold: {}\n\
-         decoder: {} (headings attached: {}, repeats dropped: {})\n",
+         decoder: {}\n",
         model.describe(),
         i.date,
         i.version,
@@ -1172,9 +1168,7 @@ fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         i.pages,
         i.blocks,
         i.threshold,
-        train::describe(&d.decoder),
-        d.attach_headings,
-        d.drop_repeats
+        train::describe_decoding(&model.default_decoding()),
     );
     for (k, v) in &i.cv {
         // Counts (the folds) as counts, scores to four places.

@@ -5,7 +5,7 @@
 use crate::boost::{BoostParams, Booster};
 use crate::classes::{ClassLexicon, ClassTokens};
 use crate::context::{stacked_rows, text_key, Lexicon, N_STACKED};
-use crate::decode::{Decoder, Decoding};
+use crate::decode::Decoding;
 use crate::error::{Error, Result};
 use crate::features::{schema_hash, FeatureMatrix, N_FEATURES, SCHEMA};
 use crate::forest::{Forest, ForestError, ForestParams};
@@ -76,9 +76,7 @@ pub struct ModelInfo {
     pub cv: Vec<(String, f64)>,
     /// Score at or above which a block is content, chosen by cross-validation.
     pub threshold: f32,
-    /// The decoding chosen by cross-validation, or [`Decoding::WITHOUT_CV`] when none was run
-    /// (`None` in files written before models without cross-validation carried it: a
-    /// threshold then).
+    /// The decoding chosen by cross-validation, if it was run.
     pub decoding: Option<Decoding>,
 }
 
@@ -579,15 +577,10 @@ impl Model {
         v
     }
 
-    /// The decoding this model was tuned with: its cross-validated choice, or its threshold.
+    /// The decoding this model was tuned with: its cross-validated choice, or without one
+    /// [`Decoding::WITHOUT_CV`].
     pub fn default_decoding(&self) -> Decoding {
-        self.info.decoding.unwrap_or(Decoding {
-            decoder: Decoder::Threshold {
-                threshold: self.info.threshold,
-            },
-            attach_headings: false,
-            drop_repeats: false,
-        })
+        self.info.decoding.unwrap_or(Decoding::WITHOUT_CV)
     }
 
     /// Number of trees.

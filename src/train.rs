@@ -637,12 +637,9 @@ pub fn choose_decoding(
         (top, why)
     } else {
         let why = format!(
-            "the default without a clear winner: `{}` (headings attached: {}, repeats dropped: \
-             {}) scored {mean:.4} more, within twice the standard error of the pages' \
-             differences ({:.4})",
-            describe(&top.decoder),
-            top.attach_headings,
-            top.drop_repeats,
+            "the default without a clear winner: {} scored {mean:.4} more, within twice the \
+             standard error of the pages' differences ({:.4})",
+            describe_decoding(&top),
             2.0 * se
         );
         (decoders[default].0, why)
@@ -665,8 +662,8 @@ fn placeholder_info(recipe: &Recipe) -> ModelInfo {
     }
 }
 
-/// Train the final model on all pages, with the decoding that `cv` chose, or without
-/// cross-validation [`Decoding::WITHOUT_CV`].
+/// Train the final model on all pages, with the decoding that `cv` chose (without one, the
+/// model decodes with [`Decoding::WITHOUT_CV`]).
 pub fn train_final(
     pages: &[LabeledPage],
     recipe: &Recipe,
@@ -690,7 +687,6 @@ pub fn train_final(
     // The data's blocks; the clean copies' are in the report.
     info.blocks = pages.iter().map(|p| p.labels.len()).sum();
     info.date = date;
-    info.decoding = Some(Decoding::WITHOUT_CV);
     if let Some(cv) = cv {
         info.threshold = cv.threshold;
         info.decoding = Some(cv.decoding);
@@ -874,10 +870,8 @@ pub fn report_markdown(r: &ReportInputs) -> String {
         }
         let _ = writeln!(
             s,
-            "\nChosen: `{}`, headings attached: {}, repeats dropped: {}: {}.",
-            describe(&cv.decoding.decoder),
-            cv.decoding.attach_headings,
-            cv.decoding.drop_repeats,
+            "\nChosen: {}: {}.",
+            describe_decoding(&cv.decoding),
             cv.chosen_because
         );
         if !cv.favored.is_empty() {
@@ -929,6 +923,17 @@ pub fn favored_markdown(balanced: &Evaluation, favored: &[(Favor, Evaluation)]) 
         }
     }
     s
+}
+
+/// A decoding as text, e.g. `` `mss threshold=0.40` (headings attached: false, repeats
+/// dropped: true) ``.
+pub fn describe_decoding(d: &Decoding) -> String {
+    format!(
+        "`{}` (headings attached: {}, repeats dropped: {})",
+        describe(&d.decoder),
+        d.attach_headings,
+        d.drop_repeats
+    )
 }
 
 /// A decoder as compact text, e.g. `mss threshold=0.40`.

@@ -40,14 +40,14 @@ def part_of(site):
 
 
 def load(data):
+    # Each page's file by id (`ID.html` or `ID.html.gz`), listed once.
+    files = {p.name.split(".")[0]: p for p in (data / "html").iterdir()}
     pages = []
     for truth in sorted((data / "ground-truth").glob("*.json")):
         doc = json.loads(truth.read_text(encoding="utf-8"))
         gt = doc["ground_truth"]
         stem = truth.stem
-        html = next(
-            (p for p in (data / "html").glob(stem + ".html*")), None
-        )
+        html = files.get(stem)
         if html is None:
             continue
         kind = ((doc.get("_internal") or {}).get("page_type") or {}).get("primary")
