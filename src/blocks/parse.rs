@@ -1004,6 +1004,10 @@ fn svg_content_end(b: &[u8], from: usize) -> Option<usize> {
                 return None;
             }
             let (end_gt, _) = attributes(b, end + 2 + name.len(), |_, _, _| {});
+            if end_gt >= b.len() {
+                // The end tag runs to the end of the input: no end of the svg.
+                return None;
+            }
             i = end_gt + 1;
             continue;
         } else {
@@ -1623,6 +1627,8 @@ pub(crate) mod tests {
             "<svg><![CDATA[<p>]]></svg>",
             "<svg><path>",
             "<b><svg><g></b></g></svg>x",
+            // The title's end tag is not closed before the input ends.
+            "<svg><title>a</title/d\n<b x",
         ] {
             assert!(
                 !slim(html, MAX_ATTRIBUTES).html.contains("<svg></svg>"),
