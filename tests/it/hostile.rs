@@ -433,6 +433,27 @@ fn comment_and_cdata_bombs() {
     }
 }
 
+/// A page cut short ends inside a tag, an attribute, a comment or foreign content; slimming
+/// reads ahead of the tokenizer there, so every cut must still give an extraction (a cut
+/// inside `</title >` in an svg once stepped past the end).
+#[test]
+fn a_page_cut_short_at_every_byte() {
+    let page = "<!DOCTYPE html><html><head><title>T</title><style>p{}</style></head><body>\
+        <nav><a href='/a b'>Home</a><svg viewBox=\"0 0 9 9\"><title>Search</title >\
+        <desc>icon</desc\n><g><path d=\"M0 0\"/></g><![CDATA[x]]></svg></nav><!-- c -->\
+        <math><mi>x</mi><mtext>y</mtext></math><template><p>t</p></template>\
+        <script>if (a<b) {}</script><p class=\"lead\" data-x=1>The story of the bridge, \
+        told in a few sentences of prose.</p><select><option>o</select></body></html>";
+    for cut in 1..=page.len() {
+        let prefix = &page.as_bytes()[..cut];
+        match extract(prefix) {
+            Ok(e) => check(&e),
+            Err(Error::Empty) => {}
+            Err(e) => panic!("cut at {cut} ({:?}): {e}", &page[..cut]),
+        }
+    }
+}
+
 #[test]
 fn empty_and_blank_pages() {
     assert!(matches!(extract(b""), Err(Error::Empty)));
