@@ -557,22 +557,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
             }
         }
     }
-    let best = decoders
-        .iter()
-        .enumerate()
-        .fold(
-            (0, f64::MIN),
-            |best, (i, (_, m, _))| {
-                if m.f1 > best.1 {
-                    (i, m.f1)
-                } else {
-                    best
-                }
-            },
-        )
-        .0;
-    let default = decoders.iter().position(|c| c.0 == Decoding::WITHOUT_CV);
-    let (decoding, chosen_because) = choose_decoding(&decoders, &page_f1s, best, default);
+    let (decoding, chosen_because) = choose_decoding(&decoders, &page_f1s);
     let all = eval_with(&decoding);
     // Word scores need gold text (block records have only labels).
     let favored = match decoding.decoder {
@@ -602,20 +587,26 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     })
 }
 
-/// The decoding a cross-validation gives the model, and why. The candidate with the best mean
-/// word F1 (`best`) wins only when it beats [`Decoding::WITHOUT_CV`] (at `default`) by more
-/// than twice the standard error of their paired page differences. On a few dozen pages the
+/// The decoding a cross-validation gives the model, and why, from the candidates and each
+/// one's word F1 per page (in the same order). The candidate with the best mean word F1 (the
+/// first of equals) wins only when it beats [`Decoding::WITHOUT_CV`] by more than twice the
+/// standard error of their paired page differences. On a few dozen pages the
 /// best of 28 candidates is often best by chance: on WCXB subsets of 25 to 200 pages,
 /// decoders so chosen scored 0.003 lower on other sites' pages, on average, than the
 /// expected-F1 cut (`training/README.md`). Without word scores (block records) or without that
-/// candidate, the best one is taken.
-pub fn choose_decoding(
-    decoders: &[DecoderScore],
-    page_f1s: &[Vec<f64>],
-    best: usize,
-    default: Option<usize>,
-) -> (Decoding, String) {
-    let top = decoders[best].0;
+/// candidate, the best one is taken; without candidates, the default.
+pub fn choose_decoding(decoders: &[DecoderScore], page_f1s: &[Vec<f64>]) -> (Decoding, String) {
+    let best = (1..decoders.len()).fold(0, |b, i| {
+        if decoders[i].1.f1 > decoders[b].1.f1 {
+            i
+        } else {
+            b
+        }
+    });
+    let Some(&(top, ..)) = decoders.get(best) else {
+        return (Decoding::WITHOUT_CV, "the default: no candidate".into());
+    };
+    let default = decoders.iter().position(|c| c.0 == Decoding::WITHOUT_CV);
     let Some(default) = default.filter(|&d| d != best && !page_f1s[d].is_empty()) else {
         return (top, "the best word F1".into());
     };
@@ -984,7 +975,7 @@ mod tests {
                 (threshold, mean(best), Vec::new()),
                 (Decoding::WITHOUT_CV, mean(default), Vec::new()),
             ];
-            choose_decoding(&decoders, &[best.to_vec(), default.to_vec()], 0, Some(1))
+            choose_decoding(&decoders, &[best.to_vec(), default.to_vec()])
         };
         // Better on every page by 0.02: taken.
         let base: Vec<f64> = (0..40).map(|i| 0.5 + f64::from(i) / 100.0).collect();
@@ -1006,17 +997,18 @@ mod tests {
             (threshold, mean(&[0.9]), Vec::new()),
             (Decoding::WITHOUT_CV, mean(&[0.8]), Vec::new()),
         ];
-        let (d, _) = choose_decoding(&decoders, &[Vec::new(), Vec::new()], 0, Some(1));
+        let (d, _) = choose_decoding(&decoders, &[Vec::new(), Vec::new()]);
         assert_eq!(d, threshold);
         // The default itself best, or not a candidate: the best.
+        let decoders = vec![
+            (threshold, mean(&[0.5]), Vec::new()),
+            (Decoding::WITHOUT_CV, mean(&[0.6]), Vec::new()),
+        ];
         assert_eq!(
-            choose_decoding(&decoders, &[vec![0.5], vec![0.6]], 1, Some(1)).0,
+            choose_decoding(&decoders, &[vec![0.5], vec![0.6]]).0,
             Decoding::WITHOUT_CV
         );
-        assert_eq!(
-            choose_decoding(&decoders, &[vec![0.5], vec![0.6]], 0, None).0,
-            threshold
-        );
+        assert_eq!(choose_decoding(&decoders[..1], &[vec![0.5]]).0, threshold);
     }
 
     #[test]

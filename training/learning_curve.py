@@ -79,6 +79,22 @@ def word_f1(output):
     raise SystemExit("no word F1 in the output of eval:\n" + output)
 
 
+def train(textsift, recipe, files, folds, model):
+    """Trains `model` on the JSON Lines `files` with `recipe`; `folds` as `textsift train`'s."""
+    cmd = [textsift, "train", "--recipe", recipe, "--folds", str(folds), "--out", str(model)]
+    for f in files:
+        cmd += ["--data", str(f)]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def evaluate(textsift, model, test):
+    """`textsift eval`'s output for `model` on the pages of `test`."""
+    return subprocess.run(
+        [textsift, "eval", "--data", str(test), "--model", str(model)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("data", type=pathlib.Path)
@@ -115,16 +131,9 @@ def main():
             model = args.work / f"model{split}_{size}.tsm"
             write(train_file, subset)
             start = time.monotonic()
-            subprocess.run(
-                [args.textsift, "train", "--data", str(train_file), "--recipe", args.recipe,
-                 "--folds", args.folds, "--out", str(model)],
-                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )
+            train(args.textsift, args.recipe, [train_file], args.folds, model)
             took = time.monotonic() - start
-            out = subprocess.run(
-                [args.textsift, "eval", "--data", str(test_file), "--model", str(model)],
-                check=True, capture_output=True, text=True,
-            ).stdout
+            out = evaluate(args.textsift, model, test_file)
             (args.work / f"eval{split}_{size}.txt").write_text(out)
             print(f"| {split} ({len(test)} test pages) | {len(subset)} | {n_sites} | "
                   f"{word_f1(out):.4f} | {took:.0f} |", flush=True)

@@ -15,11 +15,10 @@ Models are trained with `training/recipe.toml` and no cross-validation (`--folds
 """
 import argparse
 import pathlib
-import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from learning_curve import load, word_f1, write  # noqa: E402
+from learning_curve import evaluate, load, train, word_f1, write  # noqa: E402
 
 
 def main():
@@ -37,20 +36,13 @@ def main():
         by_site.setdefault(p["group"], []).append(p)
     sites = sorted(s for s, ps in by_site.items() if len(ps) >= args.min_pages)
 
-    def train(name, files):
-        model = args.work / f"{name}.tsm"
-        cmd = [args.textsift, "train", "--recipe", args.recipe, "--folds", "0", "--out", str(model)]
-        for f in files:
-            cmd += ["--data", str(f)]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return model
+    def model(name, files):
+        path = args.work / f"{name}.tsm"
+        train(args.textsift, args.recipe, files, 0, path)
+        return path
 
-    def score(model, test):
-        out = subprocess.run(
-            [args.textsift, "eval", "--data", str(test), "--model", str(model)],
-            check=True, capture_output=True, text=True,
-        ).stdout
-        return word_f1(out)
+    def score(path, test):
+        return word_f1(evaluate(args.textsift, path, test))
 
     print("| site | own pages | test pages | other sites | own pages | both |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -64,9 +56,9 @@ def main():
             files[name] = args.work / f"{name}{i}.jsonl"
             write(files[name], part)
         scores = [
-            score(train(f"others{i}", [files["others"]]), files["test"]),
-            score(train(f"own{i}", [files["own"]]), files["test"]),
-            score(train(f"both{i}", [files["others"], files["own"]]), files["test"]),
+            score(model(f"others{i}", [files["others"]]), files["test"]),
+            score(model(f"own{i}", [files["own"]]), files["test"]),
+            score(model(f"both{i}", [files["others"], files["own"]]), files["test"]),
         ]
         totals = [t + s for t, s in zip(totals, scores)]
         print(f"| {site} | {len(own)} | {len(test)} | "
