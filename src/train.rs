@@ -1009,6 +1009,8 @@ mod tests {
             Decoding::WITHOUT_CV
         );
         assert_eq!(choose_decoding(&decoders[..1], &[vec![0.5]]).0, threshold);
+        // No candidate at all: the default, not an index into an empty list.
+        assert_eq!(choose_decoding(&[], &[]).0, Decoding::WITHOUT_CV);
     }
 
     #[test]
