@@ -188,6 +188,9 @@ pub struct Page {
     /// The first `og:title` of a `<meta>` (the title a page gives for sharing), whitespace
     /// collapsed.
     pub og_title: String,
+    /// The first `og:site_name` of a `<meta>` (the site's name, which titles often carry
+    /// beside the page's), whitespace collapsed.
+    pub site_name: String,
     /// The `href` of the page's first `<base>` that has one, read when links are kept
     /// ([`SegmentLimits::links`]): what the page's relative links resolve against.
     pub base: Option<String>,
@@ -985,9 +988,33 @@ fn vocab_flags(tokens: &str) -> u32 {
     bits
 }
 
+/// The `<meta>`s whose `content` segmentation reads, by the `name` or `property` that names
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OgMeta {
+    /// `og:title`: the title a page gives for sharing.
+    Title,
+    /// `og:site_name`: the site's name.
+    SiteName,
+}
+
+impl OgMeta {
+    /// Which kept meta a `name` or `property` value (quotes taken off) names, if any.
+    pub(crate) fn named(value: &[u8]) -> Option<OgMeta> {
+        let v = value.trim_ascii();
+        if v.eq_ignore_ascii_case(b"og:title") {
+            Some(OgMeta::Title)
+        } else if v.eq_ignore_ascii_case(b"og:site_name") {
+            Some(OgMeta::SiteName)
+        } else {
+            None
+        }
+    }
+}
+
 /// Whether segmentation reads an attribute of this name on an element of this tag
 /// ([`attribute_context`], [`layout_of`], the parser's placing of a shadow root's slotted
-/// children, and a `<meta>`'s `og:title`): the parser keeps no other.
+/// children, and a `<meta>`'s `og:title` or `og:site_name`): the parser keeps no other.
 pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
     match *local {
         local_name!("role")
@@ -1260,11 +1287,22 @@ impl Segmenter {
         }
     }
 
-    /// Keeps the page's `og:title`, from a `<meta property=og:title>` or, as some sites
-    /// write it, `<meta name=og:title>`: the parser keeps the `content` of no other `<meta>`.
+    /// Keeps the page's first `og:title` and `og:site_name`, from a `<meta property=…>` or, as
+    /// some sites write it, `<meta name=…>`: the parser keeps the `content` of no other
+    /// `<meta>`.
     fn read_meta(&mut self, attrs: &[Attribute]) {
-        if let Some(content) = attribute(attrs, local_name!("content")) {
-            push_collapsed(&mut self.page.og_title, content, &mut false);
+        let which = attrs
+            .iter()
+            .filter(|a| matches!(a.name.local, local_name!("name") | local_name!("property")))
+            .find_map(|a| OgMeta::named(a.value.as_bytes()));
+        let field = match which {
+            Some(OgMeta::Title) => &mut self.page.og_title,
+            Some(OgMeta::SiteName) => &mut self.page.site_name,
+            None => return,
+        };
+        if let (true, Some(content)) = (field.is_empty(), attribute(attrs, local_name!("content")))
+        {
+            push_collapsed(field, content, &mut false);
         }
     }
 
@@ -1275,7 +1313,7 @@ impl Segmenter {
             Some(t) => (t.name, t.kind),
             None => (&**local, kind_of(local)),
         };
-        if name == "meta" && self.page.og_title.is_empty() {
+        if name == "meta" && (self.page.og_title.is_empty() || self.page.site_name.is_empty()) {
             self.read_meta(attrs);
         }
         if self.limits.links && name == "base" && self.page.base.is_none() {
@@ -1803,6 +1841,7 @@ fn segment_dom(
     if mend {
         // Read from an attribute, not from the text nodes mended on the way.
         s.page.og_title = crate::html::mend_double_utf8(&s.page.og_title).into_owned();
+        s.page.site_name = crate::html::mend_double_utf8(&s.page.site_name).into_owned();
     }
     Ok(s.page)
 }
@@ -1821,6 +1860,21 @@ mod tests {
     }
 
     #[test]
+    fn the_first_og_title_and_site_name_are_read_and_no_other_meta() {
+        let page = "<meta name=description content=D><meta name=og:site_name content=' A  site '>\
+                    <meta property=og:title content=T><meta property=og:site_name content=B>\
+                    <meta property=og:title content=U><p>Text.</p>";
+        let p = segment(page, SegmentLimits::default()).unwrap();
+        assert_eq!((p.og_title.as_str(), p.site_name.as_str()), ("T", "A site"));
+        let p = segment(
+            "<meta name=description content=D><p>x",
+            SegmentLimits::default(),
+        );
+        let p = p.unwrap();
+        assert_eq!((p.og_title.as_str(), p.site_name.as_str()), ("", ""));
+    }
+
+    #[test]
     fn text_encoded_twice_is_mended_in_the_whole_page_once_it_shows() {
         // The references of `isn’t` encoded twice, as a site that writes every letter beyond
         // ASCII as a reference has them; a link and the title of the same page are mended too,
@@ -1829,9 +1883,11 @@ mod tests {
                     <a href=x>na&Atilde;&macr;ve</a>, \u{c3}\u{a9}.</p>";
         let p = segment(page, SegmentLimits::default()).unwrap();
         assert_eq!(p.title, "Café");
-        let shared = "<meta property=og:title content='Caf&Atilde;&copy; na&Atilde;&macr;ve'>";
+        let shared = "<meta property=og:site_name content='Caf&Atilde;&copy;s'>\
+                      <meta property=og:title content='Caf&Atilde;&copy; na&Atilde;&macr;ve'>";
         let p = segment(&format!("{shared}{page}"), SegmentLimits::default()).unwrap();
         assert_eq!(p.og_title, "Café naïve");
+        assert_eq!(p.site_name, "Cafés");
         assert_eq!(p.blocks[0].text, "It isn’t naïve, é.");
         // The link's span covers the mended word.
         let (from, to) = p.blocks[0].anchor_spans[0];

@@ -9,7 +9,10 @@
 //! that title, when half its words are the `<title>`'s (else it is a tagline), or the
 //! `<title>` loses the site's name: its last part when that has no more words than the rest,
 //! or else its first part. A page without either takes its first `<h1>` outside headers and
-//! menus.
+//! menus. Where the page names its site (`og:site_name`), an `<h1>` of that name is a logo
+//! unless the whole title is that name, a last part of the title that names the site is the
+//! one that goes, and a title of the site's name alone yields to the page's first `<h1>`. A
+//! part named "Home" leaves the site's name: the front page's title.
 
 use super::{ctx, Page};
 use crate::decode::normalized;
@@ -35,10 +38,12 @@ impl Page {
     /// whose words are its `<title>`'s, begin it or are begun by it, else the longest that is
     /// a part of it between separators such as ` | ` (outside headers and menus), else the
     /// same for its `og:title`; failing those, the `og:title` (when half its words are the
-    /// `<title>`'s) or the `<title>` without its shorter end part, the site's name; failing
-    /// those, its first `<h1>` outside headers and menus. Empty when the page has none of
-    /// them.
+    /// `<title>`'s) or the `<title>` without the end part that names the site (by its
+    /// `og:site_name`, or else the shorter end); failing those, its first `<h1>` outside
+    /// headers and menus. An `<h1>` of the site's name only counts where a whole title has its
+    /// words. Empty when the page has none of them.
     pub fn headline(&self) -> String {
+        let site = Site::new(&self.site_name);
         let h1s = self.h1_texts();
         let compared: Vec<(&H1, String)> = h1s
             .iter()
@@ -46,25 +51,41 @@ impl Page {
             .filter(|(_, h1)| !h1.is_empty())
             .take(H1_COMPARED)
             .collect();
-        let (title, shared) = (Title::new(&self.title), Title::new(&self.og_title));
+        let (title, shared) = (
+            Title::new(&self.title, &site),
+            Title::new(&self.og_title, &site),
+        );
         if let Some(h) = [&title, &shared]
             .into_iter()
-            .find_map(|t| t.confirmed(&compared))
+            .find_map(|t| t.confirmed(&compared, &site))
         {
             return h.text.clone();
         }
         // The title shared for the page names the site less often than `<title>`, but may be
         // a tagline instead: it stands in when half its words are the `<title>`'s.
+        // Nor does a title shared as "Home" stand in: the `<title>` names the front page better.
         let stands_in = !shared.words.is_empty()
-            && (title.words.is_empty() || 2 * shared.words_in(&title) >= shared.word_count());
+            && if title.says_more() {
+                !is_front_page_name(&shared.words)
+                    && 2 * shared.words_in(&title) >= shared.word_count()
+            } else {
+                true
+            };
         if stands_in {
             shared.without_site_name()
-        } else if !title.words.is_empty() {
+        } else if title.says_more() {
             title.without_site_name()
+        } else if let Some(h) = h1s
+            .iter()
+            .find(|h| !h.in_chrome && !site.is(&normalized(&h.text)))
+        {
+            h.text.clone()
         } else {
-            h1s.iter()
-                .find(|h| !h.in_chrome)
-                .map(|h| h.text.clone())
+            // A title of the site's name alone, as a site's front page has.
+            [&title, &shared]
+                .into_iter()
+                .find(|t| !t.words.is_empty())
+                .map(|t| t.text.trim().to_string())
                 .unwrap_or_default()
         }
     }
@@ -110,12 +131,16 @@ struct Title<'a> {
     words: String,
     /// The separators between its parts, as byte ranges.
     cuts: Vec<(usize, usize)>,
+    /// Whether its last part names the site, by the name the page gives it.
+    site_last: bool,
+    /// Its words are the site's name alone.
+    only_site: bool,
 }
 
 impl<'a> Title<'a> {
-    fn new(text: &'a str) -> Self {
+    fn new(text: &'a str, site: &Site) -> Self {
         let words = normalized(text);
-        let cuts = match separators() {
+        let cuts: Vec<(usize, usize)> = match separators() {
             Some(re) if !words.is_empty() => re
                 .find_iter(text)
                 .map(|m| (m.start(), m.end()))
@@ -123,7 +148,24 @@ impl<'a> Title<'a> {
                 .collect(),
             _ => Vec::new(),
         };
-        Title { text, words, cuts }
+        // Only a last part is taken for the site's name on the page's word: a title that
+        // starts with the site's name is most often a front page's (`Site | what it does`),
+        // for which the rule of the shorter end part holds.
+        let site_last = cuts
+            .last()
+            .is_some_and(|&(_, last_end)| site.names(&normalized(&text[last_end..])));
+        Title {
+            text,
+            only_site: site.is(&words),
+            words,
+            cuts,
+            site_last,
+        }
+    }
+
+    /// Whether it has words other than the site's name alone.
+    fn says_more(&self) -> bool {
+        !self.words.is_empty() && !self.only_site
     }
 
     fn word_count(&self) -> usize {
@@ -137,8 +179,9 @@ impl<'a> Title<'a> {
     }
 
     /// The first of the compared h1s whose words are the title's, begin it or are begun by
-    /// it; else the one of most words that is one of its parts.
-    fn confirmed<'h>(&self, compared: &[(&'h H1, String)]) -> Option<&'h H1> {
+    /// it; else the one of most words that is one of its parts. An h1 of the site's name
+    /// agrees only with a title of the same words: elsewhere it is the site's logo.
+    fn confirmed<'h>(&self, compared: &[(&'h H1, String)], site: &Site) -> Option<&'h H1> {
         if self.words.is_empty() {
             return None;
         }
@@ -150,13 +193,14 @@ impl<'a> Title<'a> {
             let h1_words = word_count(h1);
             // A logo's h1 in the page's header names the site, which the title also names;
             // a single word at the start of the title may be the site's name too.
+            let logo = site.is(h1);
             let agrees = *h1 == self.words
-                || (h1_words >= 2 && starts_with_words(&self.words, h1))
+                || (!logo && h1_words >= 2 && starts_with_words(&self.words, h1))
                 || (title_words >= 3 && starts_with_words(h1, &self.words));
             if agrees {
                 return Some(h);
             }
-            if !h.in_chrome && part.is_none_or(|(_, n)| h1_words > n) && self.is_part(h1) {
+            if !h.in_chrome && !logo && part.is_none_or(|(_, n)| h1_words > n) && self.is_part(h1) {
                 part = Some((h, h1_words));
             }
         }
@@ -173,11 +217,12 @@ impl<'a> Title<'a> {
             .any(|(s, e)| normalized(&self.text[s..e]) == h1)
     }
 
-    /// The title without its last part when that has no more words than the rest, or else
-    /// without its first part.
+    /// The title without the end part that names the site when the page names it, else
+    /// without its last part when that has no more words than the rest, or else without its
+    /// first part.
     fn without_site_name(&self) -> String {
         let title = self.text;
-        let (Some(&(_, first_end)), Some(&(last_start, last_end))) =
+        let (Some(&(first_start, first_end)), Some(&(last_start, last_end))) =
             (self.cuts.first(), self.cuts.last())
         else {
             return title.to_string();
@@ -185,12 +230,62 @@ impl<'a> Title<'a> {
         // When the last part has more words than all before it, the first part has fewer
         // than all after it.
         let count = |s: &str| word_count(&normalized(s));
-        if count(&title[last_end..]) <= count(&title[..last_start]) {
-            title[..last_start].trim().to_string()
+        let drop_last = self.site_last || count(&title[last_end..]) <= count(&title[..last_start]);
+        let (kept, dropped) = if drop_last {
+            (&title[..last_start], &title[last_end..])
         } else {
-            title[first_end..].trim().to_string()
+            (&title[first_end..], &title[..first_start])
+        };
+        // A page called "Home" is the site's front page, whose title is the site's name.
+        if is_front_page_name(&normalized(kept)) {
+            dropped.trim().to_string()
+        } else {
+            kept.trim().to_string()
         }
     }
+}
+
+/// The site's name as the page gives it (`og:site_name`), its words as [`normalized`] gives
+/// them, without `and` (which titles often write `&`).
+struct Site(String);
+
+impl Site {
+    fn new(name: &str) -> Self {
+        Site(without_and(&normalized(name)))
+    }
+
+    /// Whether these words (as [`normalized`] gives them) are the site's name.
+    fn is(&self, words: &str) -> bool {
+        !self.0.is_empty() && without_and(words) == self.0
+    }
+
+    /// Whether a title's part with these words names the site: its name, its name and a
+    /// word or two more (`REI Co-op` for `REI`), or the first words of its name.
+    fn names(&self, words: &str) -> bool {
+        if self.0.is_empty() || words.is_empty() {
+            return false;
+        }
+        let words = without_and(words);
+        starts_with_words(&self.0, &words)
+            || (starts_with_words(&words, &self.0) && word_count(&words) <= word_count(&self.0) + 2)
+    }
+}
+
+/// Whether a title's part is what sites call their front page.
+fn is_front_page_name(words: &str) -> bool {
+    matches!(
+        words,
+        "home" | "homepage" | "home page" | "welcome" | "startseite" | "accueil" | "inicio"
+    )
+}
+
+/// Words without `and`.
+fn without_and(words: &str) -> String {
+    words
+        .split(' ')
+        .filter(|w| *w != "and")
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether the separator at `title[start..end]` is a dash between two numbers (`2024 - 2025`),
@@ -334,6 +429,66 @@ mod tests {
         // One in the body counts too, and stands for a missing <title>.
         let page = "<body><meta property=og:title content='Tomato care - Blog'><p>Text.</p>";
         assert_eq!(headline(page), "Tomato care");
+    }
+
+    #[test]
+    fn the_site_name_the_page_gives_tells_its_logo_and_its_part_of_the_title() {
+        let site = "<meta property=og:site_name content=\"Roger's Blog\">";
+        // An h1 of the site's name that begins the title is its logo, not the headline.
+        let page = "<title>Roger's Blog: Advent of Code week 2</title>\
+                    <meta property=og:title content='Advent of Code week 2'>\
+                    <h1>Roger's Blog</h1><h1>Day 7</h1><p>Text.</p>";
+        assert_eq!(headline(page), "Roger's Blog", "without the site's name");
+        assert_eq!(headline(&format!("{site}{page}")), "Advent of Code week 2");
+        // Nor is it the title's part, even outside the header.
+        let page = "<title>A brief intro to git • Roger's Blog</title>\
+                    <h1>Roger's Blog</h1><h2>A brief intro to git</h2><p>Text.</p>";
+        assert_eq!(headline(page), "Roger's Blog", "without the site's name");
+        assert_eq!(headline(&format!("{site}{page}")), "A brief intro to git");
+        // But it is the headline where the whole title is the site's name too.
+        let page = "<title>Roger's Blog | Resume writer</title>\
+                    <meta property=og:title content=\"Roger's Blog\">\
+                    <h1>Roger's Blog</h1><p>Text.</p>";
+        assert_eq!(headline(&format!("{site}{page}")), "Roger's Blog");
+        // The title's last part that names the site goes, however many words it has; the
+        // site's name may be that part's first words, and `&` stands for `and`.
+        for (name, title, expected) in [
+            ("REI", "Kayaks | REI Co-op", "Kayaks"),
+            ("Nuts and Volts", "Gadgets | Nuts & Volts", "Gadgets"),
+        ] {
+            let page =
+                format!("<title>{title}</title><header><h1>{expected}</h1></header><p>Text.</p>");
+            assert_ne!(headline(&page), expected, "{title} without the site's name");
+            let named = format!("<meta property=og:site_name content='{name}'>{page}");
+            assert_eq!(headline(&named), expected, "{title}");
+        }
+        // A title of the site's name alone says nothing of the page: its h1 does, unless
+        // that names the site too, or there is none.
+        let site = "<meta property=og:site_name content=Glossier>";
+        let page = "<title>Glossier</title><main><h1>Custom Skincare Set</h1><p>Text.</p></main>";
+        assert_eq!(headline(page), "Glossier", "without the site's name");
+        assert_eq!(headline(&format!("{site}{page}")), "Custom Skincare Set");
+        for page in [
+            "<title>Glossier</title><div><h1>Glossier</h1></div><p>Text.</p>",
+            "<title>Glossier</title><p>Text.</p>",
+        ] {
+            assert_eq!(headline(&format!("{site}{page}")), "Glossier", "{page}");
+        }
+    }
+
+    #[test]
+    fn a_front_page_is_named_by_its_site() {
+        // A title part "Home" leaves the site's name, whichever part the rules would drop.
+        assert_eq!(
+            headline("<title>Home - Ohio Artisan Collective</title><p>Text.</p>"),
+            "Ohio Artisan Collective"
+        );
+        let page = "<meta property=og:site_name content='Artisan Collective'>\
+                    <title>Home | Artisan Collective</title><p>Text.</p>";
+        assert_eq!(headline(page), "Artisan Collective");
+        // And an og:title of "Home" does not stand in for the <title>.
+        let page = "<title>Home - The Garden Blog</title><meta property=og:title content=Home>";
+        assert_eq!(headline(page), "The Garden Blog");
     }
 
     #[test]

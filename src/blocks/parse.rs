@@ -239,10 +239,10 @@ impl TreeSink for Bounded {
         let mut attrs = attrs;
         attrs.retain_mut(|a| self.read(&name.local, a));
         if name.local == local_name!("meta") {
-            // As slimming leaves them ([`keep_og_title_only`]).
+            // As slimming leaves them ([`keep_og_titles_only`]).
             let og_title = attrs.iter().any(|a| {
                 matches!(a.name.local, local_name!("name") | local_name!("property"))
-                    && says_og_title(a.value.as_bytes())
+                    && says_kept_meta(a.value.as_bytes())
             });
             if !og_title {
                 attrs.retain(|a| {
@@ -605,15 +605,16 @@ fn attribute_kept(name: &[u8]) -> bool {
     }
 }
 
-/// Whether a `<meta>`'s `name` or `property` value (quotes taken off) names `og:title`.
-fn says_og_title(value: &[u8]) -> bool {
-    value.trim_ascii().eq_ignore_ascii_case(b"og:title")
+/// Whether a `<meta>`'s `name` or `property` value (quotes taken off) names `og:title` or
+/// `og:site_name`, the metas that segmentation reads ([`crate::blocks::OgMeta`]).
+pub(crate) fn says_kept_meta(value: &[u8]) -> bool {
+    crate::blocks::OgMeta::named(value).is_some()
 }
 
 /// Of the attributes kept on a `<meta>` (`kept`: where each starts, its name ends and its
-/// value ends, in `b`), drops what it names and says unless it names `og:title`: a page has
-/// dozens of other `<meta>`s, and their values are long.
-fn keep_og_title_only(b: &[u8], kept: &mut Vec<(usize, usize, usize)>) {
+/// value ends, in `b`), drops what it names and says unless it names `og:title` or
+/// `og:site_name`: a page has dozens of other `<meta>`s, and their values are long.
+fn keep_og_titles_only(b: &[u8], kept: &mut Vec<(usize, usize, usize)>) {
     let named = |&(a, name_end, _): &(usize, usize, usize)| {
         let name = &b[a..name_end];
         name.eq_ignore_ascii_case(b"name") || name.eq_ignore_ascii_case(b"property")
@@ -625,7 +626,7 @@ fn keep_og_title_only(b: &[u8], kept: &mut Vec<(usize, usize, usize)>) {
             [q @ (b'"' | b'\''), inner @ .., last] if last == q => inner,
             _ => value,
         };
-        says_og_title(value)
+        says_kept_meta(value)
     });
     if !og_title {
         kept.retain(|k| !named(k) && !b[k.0..k.1].eq_ignore_ascii_case(b"content"));
@@ -635,7 +636,7 @@ fn keep_og_title_only(b: &[u8], kept: &mut Vec<(usize, usize, usize)>) {
 /// Whether [`slim`] keeps an attribute that numbers a list's items, places a table's cells or
 /// sizes an image, on the elements where it does (`value` is on every form field too); the
 /// name of a shadow root's `<slot>` (`name` is on every form field too); and what a `<meta>`
-/// names and says, for its `og:title`.
+/// names and says, for its `og:title` and `og:site_name`.
 fn layout_attribute_kept(tag: &[u8], name: &[u8]) -> bool {
     let is = |a: &[u8], b: &[u8]| a.eq_ignore_ascii_case(b);
     match name.len() {
@@ -1163,7 +1164,7 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool, links: bool) 
             break;
         }
         if name.eq_ignore_ascii_case(b"meta") {
-            keep_og_title_only(b, &mut kept);
+            keep_og_titles_only(b, &mut kept);
         }
         out.push_str(&html[copied..name_at + name.len()]);
         // The names of VALUE_NAMES already written: the tokenizer keeps the first attribute of
@@ -1741,15 +1742,16 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn slimming_keeps_what_a_meta_says_only_for_og_title() {
+    fn slimming_keeps_what_a_meta_says_only_for_og_title_and_site_name() {
         let html = "<meta name=description content='A long description'>\
                     <META Property = ' OG:Title ' Content=\"T\" data-x=1>\
                     <meta name=og:title content=U itemprop=name><meta property=og:type content=x>\
-                    <p content=x property=y>";
+                    <meta content=S property=og:site_name><p content=x property=y>";
         assert_eq!(
             slim(html, MAX_ATTRIBUTES).html,
             "<meta><META Property = ' OG:Title ' Content=\"T\">\
-             <meta name=og:title content=U p=name><meta><p>"
+             <meta name=og:title content=U p=name><meta>\
+             <meta content=S property=og:site_name><p>"
         );
         same_tree(html);
     }
