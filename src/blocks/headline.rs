@@ -9,10 +9,12 @@
 //! that title, when half its words are the `<title>`'s (else it is a tagline), or the
 //! `<title>` loses the site's name: its last part when that has no more words than the rest,
 //! or else its first part. A page without either takes its first `<h1>` outside headers and
-//! menus. Where the page names its site (`og:site_name`), an `<h1>` of that name is a logo
-//! unless the whole title is that name, a last part of the title that names the site is the
-//! one that goes, and a title of the site's name alone yields to the page's first `<h1>`. A
-//! part named "Home" leaves the site's name: the front page's title.
+//! menus. Where the page names its site (`og:site_name`, or else an `<h1>` in a header or a
+//! bar whose class names a menu, such as a book's `menu-bar`, that is the title's last
+//! part), an `<h1>` of that name is a logo unless the whole title is that name, a last part
+//! of the title that names the site is the one that goes, and a title of the site's name
+//! alone yields to the page's first `<h1>`. A part named "Home" leaves the site's name: the
+//! front page's title.
 
 use super::{ctx, Page};
 use crate::decode::normalized;
@@ -43,8 +45,17 @@ impl Page {
     /// headers and menus. An `<h1>` of the site's name only counts where a whole title has its
     /// words. Empty when the page has none of them.
     pub fn headline(&self) -> String {
-        let site = Site::new(&self.site_name);
         let h1s = self.h1_texts();
+        let site = if self.site_name.is_empty() {
+            // An h1 in a bar that is the title's last part is the site's logo: its name.
+            let last = Title::new(&self.title, &Site::new("")).last_part();
+            let logo = h1s
+                .iter()
+                .find(|h| h.in_bar && !last.is_empty() && normalized(&h.text) == last);
+            Site::new(logo.map_or("", |h| &h.text))
+        } else {
+            Site::new(&self.site_name)
+        };
         let compared: Vec<(&H1, String)> = h1s
             .iter()
             .map(|h| (h, normalized(&h.text)))
@@ -109,6 +120,8 @@ impl Page {
                     H1 {
                         text: b.text.clone(),
                         in_chrome: e.flags & (ctx::HEADER | ctx::NAV) != 0,
+                        in_bar: e.flags & (ctx::HEADER | ctx::NAV | ctx::V_NAV | ctx::V_HEADER)
+                            != 0,
                     },
                 )),
             }
@@ -122,6 +135,9 @@ struct H1 {
     text: String,
     /// Inside a `<header>`, a `<nav>` or an element marked as one.
     in_chrome: bool,
+    /// Inside those or an element whose class names a menu or a header (`menu-bar`): where
+    /// a logo stands.
+    in_bar: bool,
 }
 
 /// A title (`<title>` or `og:title`) and where its separators cut it.
@@ -161,6 +177,13 @@ impl<'a> Title<'a> {
             cuts,
             site_last,
         }
+    }
+
+    /// The words of its last part, when separators cut it.
+    fn last_part(&self) -> String {
+        self.cuts
+            .last()
+            .map_or(String::new(), |&(_, end)| normalized(&self.text[end..]))
     }
 
     /// Whether it has words other than the site's name alone.
@@ -474,6 +497,22 @@ mod tests {
         ] {
             assert_eq!(headline(&format!("{site}{page}")), "Glossier", "{page}");
         }
+    }
+
+    #[test]
+    fn an_h1_in_a_bar_that_ends_the_title_names_the_site() {
+        // A book's pages: its name in the menu bar, the chapter's heading an h2.
+        let page = |bar: &str| {
+            format!(
+                "<title>What is Ownership? - The Rust Book</title>\
+                 <div class='{bar}'><h1>The Rust Book</h1></div>\
+                 <main><h2>What Is Ownership?</h2><p>Text.</p></main>"
+            )
+        };
+        assert_eq!(headline(&page("menu-bar")), "What is Ownership?");
+        assert_eq!(headline(&page("site-header")), "What is Ownership?");
+        // Outside a bar, the h1 that is a part of the title is the headline.
+        assert_eq!(headline(&page("x")), "The Rust Book");
     }
 
     #[test]
