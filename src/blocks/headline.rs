@@ -80,7 +80,7 @@ impl Page {
                 !is_front_page_name(&shared.words)
                     && 2 * shared.words_in(&title) >= shared.word_count()
             } else {
-                true
+                shared.says_more()
             };
         if stands_in {
             shared.without_site_name()
@@ -491,6 +491,12 @@ mod tests {
         let page = "<title>Glossier</title><main><h1>Custom Skincare Set</h1><p>Text.</p></main>";
         assert_eq!(headline(page), "Glossier", "without the site's name");
         assert_eq!(headline(&format!("{site}{page}")), "Custom Skincare Set");
+        // The same when the title shared for the page is the site's name too.
+        let shared = "<meta property=og:title content=Glossier>";
+        assert_eq!(
+            headline(&format!("{site}{shared}{page}")),
+            "Custom Skincare Set"
+        );
         for page in [
             "<title>Glossier</title><div><h1>Glossier</h1></div><p>Text.</p>",
             "<title>Glossier</title><p>Text.</p>",
