@@ -10,8 +10,8 @@
 //! `<title>` loses the site's name: its last part when that has no more words than the rest,
 //! or else its first part. A page without either takes its first `<h1>` outside headers and
 //! menus. Where the page names its site (`og:site_name`, or else an `<h1>` in a header or a
-//! bar whose class names a menu, such as a book's `menu-bar`, that is the title's last
-//! part), an `<h1>` of that name is a logo unless the whole title is that name, a last part
+//! bar whose class names a menu, such as a book's `menu-bar`, that is the title's last part
+//! while a heading has the rest), an `<h1>` of that name is a logo unless the whole title is that name, a last part
 //! of the title that names the site is the one that goes, and a title of the site's name
 //! alone yields to the page's first `<h1>`. A part named "Home" leaves the site's name: the
 //! front page's title.
@@ -47,11 +47,15 @@ impl Page {
     pub fn headline(&self) -> String {
         let h1s = self.h1_texts();
         let site = if self.site_name.is_empty() {
-            // An h1 in a bar that is the title's last part is the site's logo: its name.
-            let last = Title::new(&self.title, &Site::new("")).last_part();
+            // An h1 in a bar that is the title's last part is the site's logo, its name, when
+            // a heading of the page has the words before that part (a book's chapter): else
+            // it may be an article's h1 under a title that names the site first.
+            let plain = Title::new(&self.title, &Site::new(""));
+            let (rest, last) = plain.around_last_cut();
             let logo = h1s
                 .iter()
-                .find(|h| h.in_bar && !last.is_empty() && normalized(&h.text) == last);
+                .find(|h| h.in_bar && !last.is_empty() && normalized(&h.text) == last)
+                .filter(|_| self.has_heading(&rest));
             Site::new(logo.map_or("", |h| &h.text))
         } else {
             Site::new(&self.site_name)
@@ -99,6 +103,15 @@ impl Page {
                 .map(|t| t.text.trim().to_string())
                 .unwrap_or_default()
         }
+    }
+
+    /// Whether one of the page's heading blocks (`<h1>` to `<h6>`) has these words.
+    fn has_heading(&self, words: &str) -> bool {
+        !words.is_empty()
+            && self.blocks.iter().any(|b| {
+                matches!(self.tag_of(b).as_bytes(), [b'h', b'1'..=b'6'])
+                    && normalized(&b.text) == words
+            })
     }
 
     /// The texts of the page's visible `<h1>` elements in document order (the blocks of one
@@ -164,9 +177,9 @@ impl<'a> Title<'a> {
                 .collect(),
             _ => Vec::new(),
         };
-        // Only a last part is taken for the site's name on the page's word: a title that
-        // starts with the site's name is most often a front page's (`Site | what it does`),
-        // for which the rule of the shorter end part holds.
+        // Only a last part is taken for the site's name from the name the page gives: a
+        // title that starts with the site's name is most often a front page's (`Site | what
+        // it does`), for which the rule of the shorter end part holds.
         let site_last = cuts
             .last()
             .is_some_and(|&(_, last_end)| site.names(&normalized(&text[last_end..])));
@@ -179,11 +192,16 @@ impl<'a> Title<'a> {
         }
     }
 
-    /// The words of its last part, when separators cut it.
-    fn last_part(&self) -> String {
+    /// The words before its last separator and after it; empty when no separator cuts it.
+    fn around_last_cut(&self) -> (String, String) {
         self.cuts
             .last()
-            .map_or(String::new(), |&(_, end)| normalized(&self.text[end..]))
+            .map_or_else(Default::default, |&(start, end)| {
+                (
+                    normalized(&self.text[..start]),
+                    normalized(&self.text[end..]),
+                )
+            })
     }
 
     /// Whether it has words other than the site's name alone.
@@ -519,6 +537,11 @@ mod tests {
         assert_eq!(headline(&page("site-header")), "What is Ownership?");
         // Outside a bar, the h1 that is a part of the title is the headline.
         assert_eq!(headline(&page("x")), "The Rust Book");
+        // And in a bar too, when no heading has the rest of the title: an article's h1 in a
+        // `post-header` under a title that names the site first.
+        let page = "<title>Garden Blog - How to grow tomatoes</title>\
+                    <div class=post-header><h1>How to grow tomatoes</h1></div><p>Text.</p>";
+        assert_eq!(headline(page), "How to grow tomatoes");
     }
 
     #[test]
