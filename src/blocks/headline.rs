@@ -11,10 +11,10 @@
 //! or else its first part. A page without either takes its first `<h1>` outside headers and
 //! menus. Where the page names its site (`og:site_name`, or else an `<h1>` in a header or a
 //! bar whose class names a menu, such as a book's `menu-bar`, that is the title's last part
-//! while a heading has the rest), an `<h1>` of that name is a logo unless the whole title is that name, a last part
-//! of the title that names the site is the one that goes, and a title of the site's name
-//! alone yields to the page's first `<h1>`. A part named "Home" leaves the site's name: the
-//! front page's title.
+//! while a heading has the rest), an `<h1>` of that name is a logo unless the whole title is
+//! that name, a last part of the title that names the site is the one that goes, and a title
+//! of the site's name alone yields to the page's first `<h1>`. A part named "Home" leaves the
+//! site's name: the front page's title.
 
 use super::{ctx, Page};
 use crate::decode::normalized;
