@@ -3,8 +3,9 @@
 //! A `<title>` names the site as well as the page (`Vegetable Gardening for Beginners | The
 //! Old Farmer's Almanac`), and a page's first `<h1>` is often the site's logo. Where the two
 //! agree, the `<h1>` is the headline: an `<h1>` whose words are the title's, the title's
-//! first words, or one of the parts the title's separators cut it into (the part of most
-//! words, and never for an `<h1>` in a header or a menu: a logo that names the site). The
+//! first words, or one of the parts the title's separators cut it into, or begin with such a
+//! part of three words or more (the part of most words, and never for an `<h1>` in a header
+//! or a menu: a logo that names the site). The
 //! title a page gives for sharing (`og:title`) confirms an `<h1>` the same way. Otherwise
 //! that title, when half its words are the `<title>`'s (else it is a tagline), or the
 //! `<title>` loses the site's name: its last part when that has no more words than the rest,
@@ -38,7 +39,8 @@ fn separators() -> Option<&'static Regex> {
 impl Page {
     /// The page's headline, whitespace collapsed: the first of its first three visible `<h1>`s
     /// whose words are its `<title>`'s, begin it or are begun by it, else the longest that is
-    /// a part of it between separators such as ` | ` (outside headers and menus), else the
+    /// a part of it between separators such as ` | `, or begins with such a part of three
+    /// words or more (outside headers and menus), else the
     /// same for its `og:title`; failing those, the `og:title` (when half its words are the
     /// `<title>`'s) or the `<title>` without the end part that names the site (by its
     /// `og:site_name`, or else the shorter end); failing those, its first `<h1>` outside
@@ -220,7 +222,8 @@ impl<'a> Title<'a> {
     }
 
     /// The first of the compared h1s whose words are the title's, begin it or are begun by
-    /// it; else the one of most words that is one of its parts. An h1 of the site's name
+    /// it; else the one of most words that is one of its parts or begins with one
+    /// ([`Title::is_part`]). An h1 of the site's name
     /// agrees only with a title of the same words: elsewhere it is the site's logo.
     fn confirmed<'h>(&self, compared: &[(&'h H1, String)], site: &Site) -> Option<&'h H1> {
         if self.words.is_empty() {
@@ -248,14 +251,17 @@ impl<'a> Title<'a> {
         part.map(|(h, _)| h)
     }
 
-    /// Whether one of the title's parts between separators has these words; read only for
-    /// the few h1 elements compared, so the parts are never kept.
+    /// Whether one of the title's parts between separators has these words, or begins them
+    /// with three words or more (a headline that the title shortens: `City council approves
+    /// park | Daily` for `City council approves park after two years`); read only for the few
+    /// h1 elements compared, so the parts are never kept.
     fn is_part(&self, h1: &str) -> bool {
         let starts = std::iter::once(0).chain(self.cuts.iter().map(|&(_, e)| e));
         let ends = self.cuts.iter().map(|&(s, _)| s).chain([self.text.len()]);
-        starts
-            .zip(ends)
-            .any(|(s, e)| normalized(&self.text[s..e]) == h1)
+        starts.zip(ends).any(|(s, e)| {
+            let part = normalized(&self.text[s..e]);
+            part == h1 || (word_count(&part) >= 3 && starts_with_words(h1, &part))
+        })
     }
 
     /// The title without the end part that names the site when the page names it, else
@@ -397,6 +403,16 @@ mod tests {
         let page = "<title>Tomato care in pots | Garden Blog</title><h1>Garden Blog</h1>\
                     <h1>Tomato care in pots</h1><h1>Garden</h1>";
         assert_eq!(headline(page), "Tomato care in pots");
+        // An h1 that the title's part begins, as a title shortens a headline; but not one
+        // that a part of two words begins.
+        let page = "<title>Council approves river park | Daily Example</title>\
+                    <h1>Council approves river park after two years of debate</h1>";
+        assert_eq!(
+            headline(page),
+            "Council approves river park after two years of debate"
+        );
+        let page = "<title>River park | Daily Example</title><h1>River park plans</h1>";
+        assert_eq!(headline(page), "River park");
         // The blocks of one h1 are read together.
         let page = "<title>Tomatoes in pots - Blog</title><h1>Tomatoes<br>in pots</h1>";
         assert_eq!(headline(page), "Tomatoes in pots");
