@@ -40,37 +40,36 @@ impl Page {
     /// The page's headline, whitespace collapsed: the first of its first three visible `<h1>`s
     /// whose words are its `<title>`'s, begin it or are begun by it, else the longest that is
     /// a part of it between separators such as ` | `, or begins with such a part of three
-    /// words or more (outside headers and menus), else the
-    /// same for its `og:title`; failing those, the `og:title` (when half its words are the
+    /// words or more (outside headers and menus), else the same for its `og:title`; failing
+    /// those, the `og:title` (when half its words are the
     /// `<title>`'s) or the `<title>` without the end part that names the site (by its
     /// `og:site_name`, or else the shorter end); failing those, its first `<h1>` outside
     /// headers and menus. An `<h1>` of the site's name only counts where a whole title has its
     /// words. Empty when the page has none of them.
     pub fn headline(&self) -> String {
         let h1s = self.h1_texts();
+        let title = Title::new(&self.title);
         let site = if self.site_name.is_empty() {
             // An h1 in a bar that is the title's last part is the site's logo, its name, when
             // a heading of the page has the words before that part (a book's chapter): else
             // it may be an article's h1 under a title that names the site first.
-            let plain = Title::new(&self.title, &Site::new(""));
-            let (rest, last) = plain.around_last_cut();
+            let (rest, last) = title.around_last_cut();
             let logo = h1s
                 .iter()
-                .find(|h| h.in_bar && !last.is_empty() && normalized(&h.text) == last)
+                .find(|h| h.in_bar && !last.is_empty() && h.words == last)
                 .filter(|_| self.has_heading(&rest));
             Site::new(logo.map_or("", |h| &h.text))
         } else {
             Site::new(&self.site_name)
         };
-        let compared: Vec<(&H1, String)> = h1s
+        let compared: Vec<&H1> = h1s
             .iter()
-            .map(|h| (h, normalized(&h.text)))
-            .filter(|(_, h1)| !h1.is_empty())
+            .filter(|h| !h.words.is_empty())
             .take(H1_COMPARED)
             .collect();
         let (title, shared) = (
-            Title::new(&self.title, &site),
-            Title::new(&self.og_title, &site),
+            title.for_site(&site),
+            Title::new(&self.og_title).for_site(&site),
         );
         if let Some(h) = [&title, &shared]
             .into_iter()
@@ -92,10 +91,7 @@ impl Page {
             shared.without_site_name()
         } else if title.says_more() {
             title.without_site_name()
-        } else if let Some(h) = h1s
-            .iter()
-            .find(|h| !h.in_chrome && !site.is(&normalized(&h.text)))
-        {
+        } else if let Some(h) = h1s.iter().find(|h| !h.in_chrome && !site.is(&h.words)) {
             h.text.clone()
         } else {
             // A title of the site's name alone, as a site's front page has.
@@ -134,6 +130,7 @@ impl Page {
                     b.element,
                     H1 {
                         text: b.text.clone(),
+                        words: String::new(),
                         in_chrome: e.flags & (ctx::HEADER | ctx::NAV) != 0,
                         in_bar: e.flags & (ctx::HEADER | ctx::NAV | ctx::V_NAV | ctx::V_HEADER)
                             != 0,
@@ -141,13 +138,20 @@ impl Page {
                 )),
             }
         }
-        out.into_iter().map(|(_, h)| h).collect()
+        out.into_iter()
+            .map(|(_, mut h)| {
+                h.words = normalized(&h.text);
+                h
+            })
+            .collect()
     }
 }
 
 /// The text of one `<h1>`.
 struct H1 {
     text: String,
+    /// Its words, as [`normalized`] gives them.
+    words: String,
     /// Inside a `<header>`, a `<nav>` or an element marked as one.
     in_chrome: bool,
     /// Inside those or an element whose class names a menu or a header (`menu-bar`): where
@@ -162,14 +166,15 @@ struct Title<'a> {
     words: String,
     /// The separators between its parts, as byte ranges.
     cuts: Vec<(usize, usize)>,
-    /// Whether its last part names the site, by the name the page gives it.
+    /// Whether its last part names the site, by the name the page gives it
+    /// ([`Title::for_site`]).
     site_last: bool,
     /// Its words are the site's name alone.
     only_site: bool,
 }
 
 impl<'a> Title<'a> {
-    fn new(text: &'a str, site: &Site) -> Self {
+    fn new(text: &'a str) -> Self {
         let words = normalized(text);
         let cuts: Vec<(usize, usize)> = match separators() {
             Some(re) if !words.is_empty() => re
@@ -179,19 +184,26 @@ impl<'a> Title<'a> {
                 .collect(),
             _ => Vec::new(),
         };
+        Title {
+            text,
+            words,
+            cuts,
+            site_last: false,
+            only_site: false,
+        }
+    }
+
+    /// The title read with the site's name that the page gives.
+    fn for_site(mut self, site: &Site) -> Self {
         // Only a last part is taken for the site's name from the name the page gives: a
         // title that starts with the site's name is most often a front page's (`Site | what
         // it does`), for which the rule of the shorter end part holds.
-        let site_last = cuts
+        self.site_last = self
+            .cuts
             .last()
-            .is_some_and(|&(_, last_end)| site.names(&normalized(&text[last_end..])));
-        Title {
-            text,
-            only_site: site.is(&words),
-            words,
-            cuts,
-            site_last,
-        }
+            .is_some_and(|&(_, last_end)| site.names(&normalized(&self.text[last_end..])));
+        self.only_site = site.is(&self.words);
+        self
     }
 
     /// The words before its last separator and after it; empty when no separator cuts it.
@@ -225,7 +237,7 @@ impl<'a> Title<'a> {
     /// it; else the one of most words that is one of its parts or begins with one
     /// ([`Title::is_part`]). An h1 of the site's name
     /// agrees only with a title of the same words: elsewhere it is the site's logo.
-    fn confirmed<'h>(&self, compared: &[(&'h H1, String)], site: &Site) -> Option<&'h H1> {
+    fn confirmed<'h>(&self, compared: &[&'h H1], site: &Site) -> Option<&'h H1> {
         if self.words.is_empty() {
             return None;
         }
@@ -233,7 +245,8 @@ impl<'a> Title<'a> {
         // The best h1 that is one of the title's parts: the one of most words, as a logo's h1
         // names the site in fewer words than the headline.
         let mut part: Option<(&H1, usize)> = None;
-        for &(h, ref h1) in compared {
+        for &h in compared {
+            let h1 = &h.words;
             let h1_words = word_count(h1);
             // A logo's h1 in the page's header names the site, which the title also names;
             // a single word at the start of the title may be the site's name too.
@@ -303,7 +316,11 @@ impl Site {
 
     /// Whether these words (as [`normalized`] gives them) are the site's name.
     fn is(&self, words: &str) -> bool {
-        !self.0.is_empty() && without_and(words) == self.0
+        !self.0.is_empty()
+            && words
+                .split(' ')
+                .filter(|w| *w != "and")
+                .eq(self.0.split(' '))
     }
 
     /// Whether a title's part with these words names the site: its name, its name and a

@@ -239,12 +239,12 @@ impl TreeSink for Bounded {
         let mut attrs = attrs;
         attrs.retain_mut(|a| self.read(&name.local, a));
         if name.local == local_name!("meta") {
-            // As slimming leaves them ([`keep_og_titles_only`]).
-            let og_title = attrs.iter().any(|a| {
+            // As slimming leaves them ([`keep_og_metas_only`]).
+            let kept_meta = attrs.iter().any(|a| {
                 matches!(a.name.local, local_name!("name") | local_name!("property"))
                     && says_kept_meta(a.value.as_bytes())
             });
-            if !og_title {
+            if !kept_meta {
                 attrs.retain(|a| {
                     !matches!(
                         a.name.local,
@@ -607,19 +607,19 @@ fn attribute_kept(name: &[u8]) -> bool {
 
 /// Whether a `<meta>`'s `name` or `property` value (quotes taken off) names `og:title` or
 /// `og:site_name`, the metas that segmentation reads ([`crate::blocks::OgMeta`]).
-pub(crate) fn says_kept_meta(value: &[u8]) -> bool {
+fn says_kept_meta(value: &[u8]) -> bool {
     crate::blocks::OgMeta::named(value).is_some()
 }
 
 /// Of the attributes kept on a `<meta>` (`kept`: where each starts, its name ends and its
 /// value ends, in `b`), drops what it names and says unless it names `og:title` or
 /// `og:site_name`: a page has dozens of other `<meta>`s, and their values are long.
-fn keep_og_titles_only(b: &[u8], kept: &mut Vec<(usize, usize, usize)>) {
+fn keep_og_metas_only(b: &[u8], kept: &mut Vec<(usize, usize, usize)>) {
     let named = |&(a, name_end, _): &(usize, usize, usize)| {
         let name = &b[a..name_end];
         name.eq_ignore_ascii_case(b"name") || name.eq_ignore_ascii_case(b"property")
     };
-    let og_title = kept.iter().filter(|k| named(k)).any(|&(_, name_end, e)| {
+    let kept_meta = kept.iter().filter(|k| named(k)).any(|&(_, name_end, e)| {
         let value = b[name_end..e].trim_ascii_start();
         let value = value.strip_prefix(b"=").unwrap_or(value).trim_ascii();
         let value = match value {
@@ -628,7 +628,7 @@ fn keep_og_titles_only(b: &[u8], kept: &mut Vec<(usize, usize, usize)>) {
         };
         says_kept_meta(value)
     });
-    if !og_title {
+    if !kept_meta {
         kept.retain(|k| !named(k) && !b[k.0..k.1].eq_ignore_ascii_case(b"content"));
     }
 }
@@ -1164,7 +1164,7 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool, links: bool) 
             break;
         }
         if name.eq_ignore_ascii_case(b"meta") {
-            keep_og_titles_only(b, &mut kept);
+            keep_og_metas_only(b, &mut kept);
         }
         out.push_str(&html[copied..name_at + name.len()]);
         // The names of VALUE_NAMES already written: the tokenizer keeps the first attribute of
