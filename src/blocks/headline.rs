@@ -130,6 +130,7 @@ impl Page {
                     b.element,
                     H1 {
                         text: b.text.clone(),
+                        // Set below, once the element's blocks are joined.
                         words: String::new(),
                         in_chrome: e.flags & (ctx::HEADER | ctx::NAV) != 0,
                         in_bar: e.flags & (ctx::HEADER | ctx::NAV | ctx::V_NAV | ctx::V_HEADER)
@@ -316,11 +317,7 @@ impl Site {
 
     /// Whether these words (as [`normalized`] gives them) are the site's name.
     fn is(&self, words: &str) -> bool {
-        !self.0.is_empty()
-            && words
-                .split(' ')
-                .filter(|w| *w != "and")
-                .eq(self.0.split(' '))
+        !self.0.is_empty() && words_but_and(words).eq(self.0.split(' '))
     }
 
     /// Whether a title's part with these words names the site: its name, its name and a
@@ -345,11 +342,12 @@ fn is_front_page_name(words: &str) -> bool {
 
 /// Words without `and`.
 fn without_and(words: &str) -> String {
-    words
-        .split(' ')
-        .filter(|w| *w != "and")
-        .collect::<Vec<_>>()
-        .join(" ")
+    words_but_and(words).collect::<Vec<_>>().join(" ")
+}
+
+/// The words (as [`normalized`] gives them) other than `and`, one by one.
+fn words_but_and(words: &str) -> impl Iterator<Item = &str> {
+    words.split(' ').filter(|w| *w != "and")
 }
 
 /// Whether the separator at `title[start..end]` is a dash between two numbers (`2024 - 2025`),
