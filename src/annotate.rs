@@ -558,6 +558,13 @@ impl EarlierLabels {
         Ok(out)
     }
 
+    /// Whether the earlier records hold the page named so: a page is found by its source as
+    /// written then (the input as given, or a record's id) and its WARC record.
+    pub fn has_page(&self, source: &str, warc_record_id: Option<&str>) -> bool {
+        let key = (source.to_string(), warc_record_id.map(str::to_string));
+        self.pages.contains_key(&key)
+    }
+
     /// The earlier label of each of a page's blocks, given their texts: each block takes the
     /// label of the first earlier block of the same page with the same text, after the one
     /// the block before it matched, so that blocks added or cut in between lose only their

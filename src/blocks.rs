@@ -552,6 +552,7 @@ impl Page {
                     Role::Item {
                         number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
                         depth,
+                        list: self.elements[li].parent.unwrap_or(li as u32),
                     }
                 };
                 let parent = e.parent.map(|p| (p as usize, &self.elements[p as usize]));
@@ -640,6 +641,9 @@ pub enum Role {
         number: Option<u32>,
         /// Lists around it: 1 for an item of a list that no other list holds.
         depth: u32,
+        /// The element of its list (the `<ol>`, `<ul>` or `<dl>` that holds it): two lists in
+        /// a row are two lists, each numbered from its own start.
+        list: u32,
     },
     /// More of a list item whose text a block above began: its text after a `<br>` or after
     /// a block inside it, or its second `<p>`.
@@ -2136,6 +2140,16 @@ mod tests {
         texts.zip(page.roles()).collect()
     }
 
+    /// The element of the page's `i`th `tag`.
+    fn nth_element(page: &Page, tag: &str, i: usize) -> u32 {
+        let mut found = page
+            .elements
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.tag == tag);
+        found.nth(i).unwrap().0 as u32
+    }
+
     #[test]
     fn roles_number_ordered_items_and_place_the_cells_of_simple_tables() {
         let html = "<ol><li>one</li><li>two<ul><li>inner</li></ul></li><li>three</li>\
@@ -2148,28 +2162,29 @@ mod tests {
                     <p>after</p>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let got = texts_and_roles(&page);
-        let item = |number, depth| Role::Item { number, depth };
-        let table = |i: usize| {
-            let mut tables = page
-                .elements
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.tag == "table");
-            tables.nth(i).unwrap().0 as u32
+        let (ol, ul, dl) = (
+            nth_element(&page, "ol", 0),
+            nth_element(&page, "ul", 0),
+            nth_element(&page, "dl", 0),
+        );
+        let item = |number, depth, list| Role::Item {
+            number,
+            depth,
+            list,
         };
         let cell = |t, row, col| Role::Cell {
-            table: table(t),
+            table: nth_element(&page, "table", t),
             row,
             col,
         };
         assert_eq!(
             got,
             [
-                ("one", item(Some(1), 1)),
-                ("two", item(Some(2), 1)),
-                ("inner", item(None, 2)),
-                ("three", item(Some(3), 1)),
-                ("four", item(Some(4), 1)),
+                ("one", item(Some(1), 1, ol)),
+                ("two", item(Some(2), 1, ol)),
+                ("inner", item(None, 2, ul)),
+                ("three", item(Some(3), 1, ol)),
+                ("four", item(Some(4), 1, ol)),
                 (
                     "more of four",
                     Role::ItemParagraph {
@@ -2177,8 +2192,8 @@ mod tests {
                         join: Join::Paragraph
                     }
                 ),
-                ("term", item(None, 1)),
-                ("meaning", item(None, 1)),
+                ("term", item(None, 1, dl)),
+                ("meaning", item(None, 1, dl)),
                 ("Sizes", Role::Text),
                 ("a", cell(0, 0, 0)),
                 ("b", cell(0, 0, 1)),
@@ -2233,7 +2248,8 @@ mod tests {
                     "x",
                     Role::Item {
                         number: None,
-                        depth: 1
+                        depth: 1,
+                        list: nth_element(&page, "ul", 0),
                     }
                 ),
                 ("y", more(Join::Line)),
@@ -2287,7 +2303,8 @@ mod tests {
                     "a",
                     Role::Item {
                         number: None,
-                        depth: 1
+                        depth: 1,
+                        list: nth_element(&page, "ul", 0),
                     }
                 ),
                 (
@@ -2322,37 +2339,40 @@ mod tests {
                     <tr><td colspan=5000 rowspan=2>j</td><td>k</td></tr><tr><td>l</td></tr></table>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let got = texts_and_roles(&page);
-        let item = |n| Role::Item {
+        // Each list is an `<ol>` of its own: the `i`th one.
+        let item = |n, i| Role::Item {
             number: Some(n),
             depth: 1,
+            list: nth_element(&page, "ol", i),
         };
-        let table = page.elements.iter().position(|e| e.tag == "table").unwrap() as u32;
+        let table = nth_element(&page, "table", 0);
         let cell = |row, col| Role::Cell { table, row, col };
         assert_eq!(
             got,
             [
-                ("four", item(4)),
-                ("nine", item(9)),
-                ("ten", item(10)),
-                ("below zero", item(0)),
-                ("too big", item(999_999_999)),
-                ("still too big", item(999_999_999)),
-                ("one", item(1)),
-                ("three", item(3)),
-                ("two", item(2)),
+                ("four", item(4, 0)),
+                ("nine", item(9, 0)),
+                ("ten", item(10, 0)),
+                ("below zero", item(0, 1)),
+                ("too big", item(999_999_999, 2)),
+                ("still too big", item(999_999_999, 2)),
+                ("one", item(1, 3)),
+                ("three", item(3, 4)),
+                ("two", item(2, 4)),
                 (
                     "inner one",
                     Role::Item {
                         number: Some(1),
-                        depth: 2
+                        depth: 2,
+                        list: nth_element(&page, "ol", 5),
                     }
                 ),
-                ("one", item(1)),
-                ("five", item(5)),
-                ("two", item(2)),
-                ("one", item(1)),
-                ("zero", item(0)),
-                ("not below zero", item(0)),
+                ("one", item(1, 4)),
+                ("five", item(5, 6)),
+                ("two", item(2, 6)),
+                ("one", item(1, 6)),
+                ("zero", item(0, 6)),
+                ("not below zero", item(0, 6)),
                 ("a", cell(0, 0)),
                 ("b", cell(0, 1)),
                 ("c", cell(0, 3)),

@@ -182,13 +182,17 @@ impl Extractor {
         Ok(self)
     }
 
-    /// Use other limits; refused when a limit is zero.
+    /// Use other limits; refused when a limit is zero. Links kept by [`Extractor::links`]
+    /// stay kept, whatever the order of the two settings (`limits.segment.links` can only
+    /// turn them on; `links(false)` turns them off).
     pub fn limits(mut self, limits: Limits) -> Result<Extractor> {
         if limits.max_bytes == 0 || limits.segment.max_nodes == 0 || limits.segment.max_blocks == 0
         {
             return Err(Error::Config("limits must be above zero".into()));
         }
+        let links = self.limits.segment.links || limits.segment.links;
         self.limits = limits;
+        self.limits.segment.links = links;
         Ok(self)
     }
 
@@ -470,6 +474,17 @@ mod tests {
         let plain = Extractor::new().unwrap().extract(page).unwrap();
         assert!(links(&plain).is_empty());
         let linked = Extractor::new().unwrap().links(true).extract(page).unwrap();
+        // Whatever the order of the settings: limits set later leave the links kept.
+        let later = Extractor::new()
+            .unwrap()
+            .links(true)
+            .limits(Limits::default());
+        assert_eq!(
+            links(&later.unwrap().extract(page).unwrap()),
+            links(&linked)
+        );
+        let off = Extractor::new().unwrap().links(true).links(false);
+        assert!(links(&off.extract(page).unwrap()).is_empty());
         // Laid-out text inside `<pre>` keeps none: its spans are those of the collapsed text.
         assert_eq!(
             links(&linked),

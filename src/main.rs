@@ -147,7 +147,8 @@ struct EvalArgs {
     /// Model file (default: the embedded model).
     #[arg(long)]
     model: Option<PathBuf>,
-    /// Score threshold (default: the model's own).
+    /// Score threshold: score with the threshold decoder instead of the model's own, keeping
+    /// the blocks scored at or above it.
     #[arg(long, value_parser = parse_threshold)]
     threshold: Option<f32>,
     /// What the expected-F1 cut weighs more, as for extract.
@@ -165,9 +166,9 @@ struct EvalArgs {
 }
 
 const BLOCKS_EXAMPLE: &str = r#"Example:
-  $ echo '<title>T</title><nav><a href=/>Home</a></nav><p>Some text.</p>' | textsift blocks -
-  {"source":"-","index":0,"label":"boilerplate","score":0.05,"tag":"nav","text":"Home","schema":"…","features":{"words":1.0,...}}
-  {"source":"-","index":1,"label":"content","score":0.8,"tag":"p","text":"Some text.","schema":"…","features":{"words":2.0,...}}
+  $ echo '<title>T</title><nav><a href=/>Home</a></nav><p>Tomatoes need a sunny spot, rich soil and regular watering to fruit well.</p>' | textsift blocks -
+  {"source":"-","index":0,"label":"boilerplate","score":0.02…,"tag":"nav","text":"Home","schema":"…","features":{"words":1.0,…}}
+  {"source":"-","index":1,"label":"content","score":0.93…,"tag":"p","text":"Tomatoes need a sunny spot, rich soil and regular watering to fruit well.","schema":"…","features":{"words":13.0,…}}
 
 Edit "label" by hand where it is wrong and give the file to `textsift train --data FILE`.
 Each record names the feature schema of its features ("schema"); training refuses records
@@ -238,7 +239,9 @@ struct ModelArgs {
     /// Decoder instead of the model's own.
     #[arg(long, value_enum)]
     decoder: Option<DecoderName>,
-    /// Score threshold for the decoder (default: the model's own).
+    /// Score threshold of the decoder that --decoder names (default: the model's own). Given
+    /// alone, it picks the threshold decoder (blocks scored at or above it are kept) instead of
+    /// the model's own, which may have none (the shipped model's expected-F1 cut).
     #[arg(long, value_parser = parse_threshold)]
     threshold: Option<f32>,
     /// What the expected-F1 cut (the default decoder) weighs more: precision keeps fewer
@@ -479,6 +482,9 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
 /// Counts of a batch, reported at the end.
 #[derive(Default)]
 struct Tally {
+    /// The inputs may hold several pages (not one page file): a summary ends the run however
+    /// many pages they held.
+    batch: bool,
     pages: usize,
     failed: usize,
     /// WARC records that hold no page (redirects, error pages, images...): counted, not
@@ -502,9 +508,9 @@ impl Tally {
     }
 
     fn finish(self) -> ExitCode {
-        // No summary after one page that went well, whose output says it all; a batch that
-        // found no page at all (an empty directory or list) says so.
-        if self.pages != 1 || self.failed > 0 || self.no_page > 0 {
+        // No summary after one page file that went well, whose output says it all; a batch
+        // says what it found, even one page or none (an empty directory or list).
+        if self.batch || self.pages != 1 || self.failed > 0 || self.no_page > 0 {
             let no_page = match self.no_page {
                 0 => String::new(),
                 n => format!(
@@ -579,10 +585,12 @@ fn favor_refused(command: &str, e: &Error) -> ! {
 /// Run `work` over every page of the inputs, then of the list's, on the thread pool (given the
 /// page's item, whose source, declared charset and WARC record it reads, and its bytes), write
 /// what it returns in input order between `frame`'s two parts, report bad pages, and end with
-/// a summary.
+/// a summary (`single`: the inputs are one page file, whose summary goes without saying when
+/// it went well).
 fn run_batch(
     command: &str,
     input: &InputArgs,
+    single: bool,
     list: Option<InputList>,
     keep: &[String],
     frame: (&str, &str),
@@ -688,7 +696,10 @@ fn run_batch(
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
     out.write_all(frame.0.as_bytes()).context(STDOUT)?;
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        batch: !single,
+        ..Tally::default()
+    };
     textsift::batch::run_ordered(
         items,
         input.threads,
@@ -791,47 +802,79 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let (carried, unlabeled) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let code = run_batch("blocks", &args.input, list, &[], ("", ""), |item, bytes| {
-        let source = &item.source;
-        let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
-        let warc = item.warc.clone().unwrap_or_default();
-        // Once for all the page's blocks.
-        let url = item.url_apart();
-        // With --labels, the earlier labels stand in for the model's.
-        let earlier_labels: Option<Vec<Option<Label>>> = earlier.as_ref().map(|earlier| {
-            let texts: Vec<&str> = e.blocks.iter().map(|b| b.collapsed_text()).collect();
-            let labels = earlier.carry(source, warc.id.as_deref(), &texts);
-            let found = labels.iter().filter(|l| l.is_some()).count();
-            carried.fetch_add(found, Ordering::Relaxed);
-            unlabeled.fetch_add(labels.len() - found, Ordering::Relaxed);
-            labels
-        });
-        let mut lines = String::new();
-        for (i, b) in e.blocks.iter().enumerate() {
-            let rec = BlockRecord {
-                source: source.to_string(),
-                warc_record_id: warc.id.clone(),
-                warc_date: warc.date.clone(),
-                url: url.map(String::from),
-                index: b.index,
-                label: earlier_labels.as_ref().map_or(Some(b.label), |l| l[i]),
-                score: Some(b.score),
-                tag: b.tag.clone(),
-                // The text the features were computed from: a record trains as it reads.
-                text: b.collapsed_text().to_string(),
-                schema: Some(schema.clone()),
-                features: FeatureValues(e.features.row(i).to_vec()),
-                classes: std::mem::take(&mut classes[i]),
-            };
-            lines.push_str(&textsift::output::json(&rec, false));
-            lines.push('\n');
-        }
-        Ok(lines)
-    })?;
-    if earlier.is_some() {
+    // Pages that the earlier file does not hold under their source as given now.
+    let unknown = AtomicUsize::new(0);
+    let single = one_page(&args.input);
+    let code = run_batch(
+        "blocks",
+        &args.input,
+        single,
+        list,
+        &[],
+        ("", ""),
+        |item, bytes| {
+            let source = &item.source;
+            let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
+            let warc = item.warc.clone().unwrap_or_default();
+            // Once for all the page's blocks.
+            let url = item.url_apart();
+            // With --labels, the earlier labels stand in for the model's.
+            let earlier_labels: Option<Vec<Option<Label>>> = earlier.as_ref().map(|earlier| {
+                let texts: Vec<&str> = e.blocks.iter().map(|b| b.collapsed_text()).collect();
+                if !earlier.has_page(source, warc.id.as_deref()) {
+                    unknown.fetch_add(1, Ordering::Relaxed);
+                }
+                let labels = earlier.carry(source, warc.id.as_deref(), &texts);
+                let found = labels.iter().filter(|l| l.is_some()).count();
+                carried.fetch_add(found, Ordering::Relaxed);
+                unlabeled.fetch_add(labels.len() - found, Ordering::Relaxed);
+                labels
+            });
+            let mut lines = String::new();
+            for (i, b) in e.blocks.iter().enumerate() {
+                let rec = BlockRecord {
+                    source: source.to_string(),
+                    warc_record_id: warc.id.clone(),
+                    warc_date: warc.date.clone(),
+                    url: url.map(String::from),
+                    index: b.index,
+                    label: earlier_labels.as_ref().map_or(Some(b.label), |l| l[i]),
+                    score: Some(b.score),
+                    tag: b.tag.clone(),
+                    // The text the features were computed from: a record trains as it reads.
+                    text: b.collapsed_text().to_string(),
+                    schema: Some(schema.clone()),
+                    features: FeatureValues(e.features.row(i).to_vec()),
+                    classes: std::mem::take(&mut classes[i]),
+                };
+                lines.push_str(&textsift::output::json(&rec, false));
+                lines.push('\n');
+            }
+            Ok(lines)
+        },
+    )?;
+    if let (Some(_), Some(path)) = (&earlier, &args.labels) {
         let (carried, unlabeled) = (carried.into_inner(), unlabeled.into_inner());
+        let blocks = |n: usize| format!("{n} block{}", if n == 1 { "" } else { "s" });
+        let unknown = match unknown.into_inner() {
+            0 => String::new(),
+            1 => format!("; 1 page is not in {} under its source", path.display()),
+            n => format!(
+                "; {n} pages are not in {} under their source",
+                path.display()
+            ),
+        };
+        // A page is found by its source as written: `pages/a.html` is not `./pages/a.html`.
+        let hint = if unknown.is_empty() {
+            ""
+        } else {
+            " (name the inputs as they were named when it was written)"
+        };
         eprintln!(
-            "textsift: labels carried over to {carried} blocks; {unlabeled} blocks have none{}",
+            "textsift: labels carried over to {}; {} {} none{}{unknown}{hint}",
+            blocks(carried),
+            blocks(unlabeled),
+            if unlabeled == 1 { "has" } else { "have" },
             if unlabeled > 0 {
                 " (label them by hand before training)"
             } else {
@@ -842,6 +885,21 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
+/// Whether the inputs are one page: text for it by default, and no summary when it went well.
+/// Several inputs, a directory, a WARC or a JSON Lines file (or standard input holding one)
+/// hold several pages, whose texts would run together. A list of inputs is a batch, whatever
+/// its length.
+fn one_page(input: &InputArgs) -> bool {
+    match input.inputs.as_slice() {
+        _ if input.files_from.is_some() => false,
+        [one] => {
+            let path = (one != "-").then(|| std::path::Path::new(one));
+            !path.is_some_and(|p| p.is_dir()) && input::container(path) == input::Container::Page
+        }
+        _ => false,
+    }
+}
+
 fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     let list = gather_inputs(&mut args.input, "extract")?;
     // What the debug view's title names: the inputs given, and the list, not its entries.
@@ -850,17 +908,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
         given.extend(["--files-from".into(), list.clone().into_os_string()]);
     }
     let ex = extractor(&args.model, args.input.max_bytes, "extract")?.links(args.links);
-    // Text for one page; several inputs, a directory, a WARC or a JSON Lines file (or standard
-    // input holding one) hold several pages, whose texts would run together.
-    // A list of inputs is a batch, whatever its length.
-    let single = match args.input.inputs.as_slice() {
-        _ if args.input.files_from.is_some() => false,
-        [one] => {
-            let path = (one != "-").then(|| std::path::Path::new(one));
-            !path.is_some_and(|p| p.is_dir()) && input::container(path) == input::Container::Page
-        }
-        _ => false,
-    };
+    let single = one_page(&args.input);
     // Blocks and Markdown are asked for as fields of records: JSON for one page, as for
     // several.
     let fields = args.blocks || args.markdown;
@@ -896,9 +944,12 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     }
     let (with_blocks, with_markdown) = (args.blocks, args.markdown);
     // Several pages as text or Markdown: a line names each one, as `head` does with several
-    // files, so that one page's text does not run into the next one's title.
+    // files, so that one page's text does not run into the next one's title. A pipe named as
+    // a file cannot be looked into before it is read, so it counts as one page; the pages of
+    // records found in it are named otherwise than the input, and named in the output too.
+    let only_input = single.then(|| args.input.inputs[0].to_string_lossy().into_owned());
     let named = |source: &str, page: String| {
-        if single {
+        if only_input.as_deref() == Some(source) {
             page
         } else {
             format!("==> {} <==\n{}\n\n", one_line(source), page.trim_end())
@@ -918,6 +969,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     run_batch(
         "extract",
         &args.input,
+        single,
         list,
         &args.keep_field,
         (&frame.0, frame.1),

@@ -236,11 +236,25 @@ pub fn to_markdown(e: &Extraction) -> String {
                 return (format!("{}{}", " ".repeat(column), in_item(column)), gap);
             }
         }
-        if let Role::Item { number, depth } = b.role {
-            let (indent, marker, tight) = lists.item(number, depth);
+        if let Role::Item {
+            number,
+            depth,
+            list,
+        } = b.role
+        {
+            let (indent, marker, after) = lists.item(number, depth, list);
             let text = in_item(indent + marker.len());
-            let gap = if tight { Gap::Newline } else { Gap::Blank };
-            return (format!("{}{marker}{text}", " ".repeat(indent)), gap);
+            let indent = " ".repeat(indent);
+            return match after {
+                After::Item => (format!("{indent}{marker}{text}"), Gap::Newline),
+                After::Blank => (format!("{indent}{marker}{text}"), Gap::Blank),
+                // Items in a row are one list to Markdown, which numbers them on from the
+                // first: an empty comment ends the list before, as CommonMark's spec does.
+                After::OtherList => (
+                    format!("{indent}<!-- -->\n\n{indent}{marker}{text}"),
+                    Gap::Blank,
+                ),
+            };
         }
         lists = Lists::default();
         if b.role == Role::SameLine && under {
@@ -285,16 +299,28 @@ const MAX_LIST_NESTING: usize = 16;
 #[derive(Default)]
 struct Lists {
     /// The kept items that a later item can nest in: list depth, the column where the item's
-    /// text starts, whether it is numbered.
-    open: Vec<(u32, usize, bool)>,
+    /// text starts, whether it is numbered, the element of its list.
+    open: Vec<(u32, usize, bool, u32)>,
     /// The previous piece was an item.
     after_item: bool,
 }
 
+/// How a Markdown list item follows the piece above it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum After {
+    /// On the next line: the next item of the same list, or a list right under an item.
+    Item,
+    /// After a blank line.
+    Blank,
+    /// After the end of the numbered list above, at the same depth: the item is the first kept
+    /// of another numbered list, which Markdown would number on from the one above.
+    OtherList,
+}
+
 impl Lists {
-    /// Where an item of a list `depth` deep goes: its indent, its marker, and whether it may
-    /// follow the previous piece after a single line break.
-    fn item(&mut self, number: Option<u32>, depth: u32) -> (usize, String, bool) {
+    /// Where an item of a list `depth` deep (the list `list`) goes: its indent, its marker, and
+    /// how it follows the previous piece.
+    fn item(&mut self, number: Option<u32>, depth: u32, list: u32) -> (usize, String, After) {
         let mut sibling = None;
         while let Some(&top) = self.open.last() {
             if top.0 < depth {
@@ -306,6 +332,8 @@ impl Lists {
                 break;
             }
         }
+        // The numbered list above at this depth, when it is another list than this item's.
+        let other_list = sibling.is_some_and(|top| top.2 && top.3 != list) && number.is_some();
         // Past a few levels, deeper items are laid out beside the deepest one, so that a
         // page of lists nested thousands deep cannot make lines of thousands of spaces.
         if self.open.len() >= MAX_LIST_NESTING {
@@ -314,14 +342,19 @@ impl Lists {
         let indent = self.open.last().map_or(0, |top| top.1);
         let marker = number.map_or_else(|| "- ".to_string(), |n| format!("{n}. "));
         self.open
-            .push((depth, indent + marker.len(), number.is_some()));
+            .push((depth, indent + marker.len(), number.is_some(), list));
         // A list that starts right under a line of text must start with a bullet or 1, or
         // Markdown reads it as more of that text; the next item of a numbered list may have
         // any number.
         let tight =
             self.after_item && (number.is_none_or(|n| n == 1) || sibling.is_some_and(|top| top.2));
         self.after_item = true;
-        (indent, marker, tight)
+        let after = match () {
+            () if other_list => After::OtherList,
+            () if tight => After::Item,
+            () => After::Blank,
+        };
+        (indent, marker, after)
     }
 
     /// The column of the text of the open item `depth` lists deep, for a later paragraph of
@@ -1056,6 +1089,7 @@ mod tests {
                     Role::Item {
                         number: None,
                         depth: 1,
+                        list: 1,
                     },
                     false,
                 ),
@@ -1091,6 +1125,7 @@ mod tests {
         b[1].role = Role::Item {
             number: None,
             depth: 1,
+            list: 1,
         };
         let e = page("Tomatoes in pots", b);
         assert!(to_text(&e).starts_with("Tomatoes in pots\n\n- Tomatoes in  pots!\n\n"));
@@ -1276,7 +1311,11 @@ mod tests {
             collapsed: Some(text.split_whitespace().collect::<Vec<_>>().join(" ")),
             ..block(text, tag, role, true)
         };
-        let item = |number, depth| Role::Item { number, depth };
+        let item = |number, depth| Role::Item {
+            number,
+            depth,
+            list: depth,
+        };
         let blocks = vec![
             block("a", "li", item(None, 1), true),
             pre("x = *1*\n    y = _2_", "li", item(Some(1), 2)),
@@ -1294,8 +1333,18 @@ mod tests {
 
     #[test]
     fn markdown_nests_items_under_the_kept_items_around_them() {
-        let item =
-            |text: &str, number, depth| block(text, "li", Role::Item { number, depth }, true);
+        let item = |text: &str, number, depth| {
+            block(
+                text,
+                "li",
+                Role::Item {
+                    number,
+                    depth,
+                    list: depth,
+                },
+                true,
+            )
+        };
         let blocks = vec![
             item("a", None, 1),
             item("b", None, 2),
@@ -1319,6 +1368,52 @@ mod tests {
     }
 
     #[test]
+    fn numbered_lists_in_a_row_stay_apart() {
+        use pulldown_cmark::{Event, Parser, Tag};
+        let item = |text: &str, number, depth, list| {
+            let role = Role::Item {
+                number: Some(number),
+                depth,
+                list,
+            };
+            block(text, "li", role, true)
+        };
+        // An `<ol start=3>`, then an `<ol reversed>` holding a list of its own, then a
+        // bulleted list: without the comment, Markdown numbers "b" and "c" on from "a".
+        let mut blocks = vec![
+            item("a", 3, 1, 10),
+            item("a2", 4, 1, 10),
+            item("b", 2, 1, 20),
+            item("b, inner", 1, 2, 21),
+            item("inner, other list", 5, 2, 22),
+            item("c", 1, 1, 20),
+        ];
+        blocks.push(block(
+            "d",
+            "li",
+            Role::Item {
+                number: None,
+                depth: 1,
+                list: 30,
+            },
+            true,
+        ));
+        let md = markdown(blocks);
+        assert_eq!(
+            md,
+            "3. a\n4. a2\n\n<!-- -->\n\n2. b\n   1. b, inner\n\n   <!-- -->\n\n   \
+             5. inner, other list\n1. c\n- d\n\n"
+        );
+        let starts: Vec<Option<u64>> = Parser::new(&md)
+            .filter_map(|event| match event {
+                Event::Start(Tag::List(start)) => Some(start),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(starts, [Some(3), Some(2), Some(1), Some(5), None]);
+    }
+
+    #[test]
     fn json_escapes_the_line_separators_that_json_allows_raw() {
         let value =
             serde_json::json!({"source": "a\u{2028}b", "text": "c\u{85}d\u{2029}e \u{2027}"});
@@ -1336,8 +1431,18 @@ mod tests {
 
     #[test]
     fn later_paragraphs_of_an_item_stay_in_it() {
-        let item =
-            |text: &str, number, depth| block(text, "li", Role::Item { number, depth }, true);
+        let item = |text: &str, number, depth| {
+            block(
+                text,
+                "li",
+                Role::Item {
+                    number,
+                    depth,
+                    list: depth,
+                },
+                true,
+            )
+        };
         let more = |text: &str, depth, kept| {
             let role = Role::ItemParagraph {
                 depth,
@@ -1392,6 +1497,7 @@ mod tests {
                 Role::Item {
                     number: None,
                     depth: 1,
+                    list: 1,
                 },
                 true,
             ),
@@ -1416,6 +1522,7 @@ mod tests {
         let item = Role::Item {
             number: None,
             depth: 1,
+            list: 1,
         };
         let more = Role::ItemParagraph {
             depth: 1,
@@ -1450,8 +1557,18 @@ mod tests {
         let cell = |text: &str, tag: &str, row, col, kept| {
             block(text, tag, Role::Cell { table: 7, row, col }, kept)
         };
-        let item =
-            |text: &str, number, depth| block(text, "li", Role::Item { number, depth }, true);
+        let item = |text: &str, number, depth| {
+            block(
+                text,
+                "li",
+                Role::Item {
+                    number,
+                    depth,
+                    list: depth,
+                },
+                true,
+            )
+        };
         let blocks = vec![
             item("first", Some(1), 1),
             item("second", Some(2), 1),

@@ -249,9 +249,28 @@ fn labels_are_carried_over_to_blocks_computed_again() {
         ]
     );
     assert!(
-        stderr(&out).contains("labels carried over to 5 blocks; 1 blocks have none"),
+        stderr(&out).contains("labels carried over to 5 blocks; 1 block has none (label"),
         "{}",
         stderr(&out)
+    );
+    assert!(!stderr(&out).contains("not in"), "{}", stderr(&out));
+    // The same page named otherwise than when the labels were written is not found: the
+    // message says so and how to name it.
+    let renamed = dir.path().join("renamed.html");
+    std::fs::copy(&file, &renamed).unwrap();
+    let out = textsift(
+        &["blocks", "--labels", path_str(&earlier), path_str(&renamed)],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "textsift: labels carried over to 0 blocks; 6 blocks have none (label them by hand \
+             before training); 1 page is not in {} under its source (name the inputs as they \
+             were named when it was written)\n",
+            path_str(&earlier)
+        )
     );
     // A missing file of labels is an error before any page is read.
     let out = textsift(

@@ -124,9 +124,11 @@ fn several_pages_as_text_markdown_or_html_are_each_named() {
             "{text}"
         );
     }
-    // One page: no name line.
-    let one = stdout(&textsift(&["extract", "--format", "text", a], None));
+    // One page: no name line, and no summary when it went well.
+    let out = textsift(&["extract", "--format", "text", a], None);
+    let one = stdout(&out);
     assert!(one.starts_with("Story 1 & more\n"), "{one}");
+    assert_eq!(stderr(&out), "");
 
     // The debug view of several pages is one document, a section for each page in order.
     let out = textsift(&["extract", "--format", "html", a, b], None);
@@ -141,6 +143,31 @@ fn several_pages_as_text_markdown_or_html_are_each_named() {
     let (first, second) = (html.find(&format!("{a}: ")), html.find(&format!("{b}: ")));
     assert!(first.unwrap() < second.unwrap());
     assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
+    // A directory or a list holding one page is a batch: JSON Lines, and the summary.
+    std::fs::remove_file(b).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let list = elsewhere.path().join("list.txt");
+    std::fs::write(&list, format!("{a}\n")).unwrap();
+    let dir_name = dir.path().to_str().unwrap();
+    let list = list.to_str().unwrap();
+    let runs: [&[&str]; 3] = [
+        &["extract", dir_name],
+        &["extract", "--files-from", list],
+        &["blocks", dir_name],
+    ];
+    for args in runs {
+        let out = textsift(args, None);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stdout(&out).lines().next().unwrap().chars().next(),
+            Some('{')
+        );
+        assert_eq!(
+            stderr(&out),
+            "textsift: 1 page, 1 ok, 0 failed\n",
+            "{args:?}"
+        );
+    }
 }
 
 #[test]
@@ -1522,6 +1549,23 @@ fn a_pipe_named_as_a_file_is_read_whole() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["source"].to_string())
         .collect();
     assert_eq!(sources, ["\"first\"", "\"second\""]);
+    // As text, each record's page after a line naming it, as for several files, though the
+    // pipe could not be looked into before it was read; a summary ends the run.
+    for format in ["text", "markdown"] {
+        let out = textsift(
+            &["extract", "--format", format, "/dev/stdin"],
+            Some(jsonl.as_bytes()),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.starts_with("==> first <==\n"), "{text}");
+        let at = text
+            .find("\n\n==> second <==\n")
+            .expect("second page named");
+        assert!(text[..at].contains("Paragraph 5 of story 24"), "{text}");
+        assert!(text[at..].contains("Paragraph 5 of story 25"), "{text}");
+        assert_eq!(stderr(&out), "textsift: 2 pages, 2 ok, 0 failed\n");
+    }
 }
 
 #[test]
