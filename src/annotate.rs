@@ -207,7 +207,11 @@ fn non_empty_lines(path: &Path) -> Result<Vec<(usize, String)>> {
     };
     let mut lines = Vec::new();
     for (n, line) in crate::input::open_unpacked(path)?.lines().enumerate() {
-        let line = line.map_err(|e| crate::input::stream_error(e, io))?;
+        let mut line = line.map_err(|e| crate::input::stream_error(e, io))?;
+        // A byte-order mark before the first record, as some editors save one.
+        if n == 0 && line.starts_with('\u{feff}') {
+            line.drain(..'\u{feff}'.len_utf8());
+        }
         if !line.trim().is_empty() {
             lines.push((n + 1, line));
         }
@@ -679,6 +683,16 @@ mod tests {
             earlier.carry("a.html", Some("<urn:uuid:1>"), &["Menu"]),
             [None]
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_first_record_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pages.jsonl");
+        let record = r#"{"id": "p1", "html": "<p>Text</p>", "text": "Text"}"#;
+        std::fs::write(&path, format!("\u{feff}{record}\r\n\n{record}\n")).unwrap();
+        let lines = non_empty_lines(&path).unwrap();
+        assert_eq!(lines, [(1, record.to_string()), (3, record.to_string())]);
     }
 
     #[test]

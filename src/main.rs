@@ -16,6 +16,15 @@ use textsift::output::{BlockRecord, FeatureValues, Format, Label};
 use textsift::train::{self, Recipe};
 use textsift::{Error, SegmentLimits};
 
+/// A line on standard error. Unlike `eprintln!`, it does not panic when standard error is
+/// closed (`2> >(head -c 5)`): the run goes on, and its output, files and exit code still
+/// say what happened.
+macro_rules! report {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// Faster than the system allocator on the many small allocations of a page (see Cargo.toml).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -154,8 +163,9 @@ struct EvalArgs {
     /// What the expected-F1 cut weighs more, as for extract.
     #[arg(long, default_value = "balance", value_parser = favor_parser())]
     favor: Favor,
-    /// Share of aligned words that makes a block content in the derived labels.
-    #[arg(long, default_value_t = 0.5)]
+    /// Share of aligned words that makes a block content in the derived labels (above 0, at
+    /// most 1).
+    #[arg(long, default_value_t = 0.5, value_parser = parse_min_aligned)]
     min_aligned: f32,
     /// Also print the oracle (the derived labels' own scores).
     #[arg(long)]
@@ -343,8 +353,8 @@ fn main() -> ExitCode {
             }
             // The library's errors already name their cause; `{:#}` would print it twice.
             match e.downcast_ref::<Error>() {
-                Some(lib) => eprintln!("{}", one_line(&format!("textsift: {lib}"))),
-                None => eprintln!("{}", one_line(&format!("textsift: {e:#}"))),
+                Some(lib) => report!("{}", one_line(&format!("textsift: {lib}"))),
+                None => report!("{}", one_line(&format!("textsift: {e:#}"))),
             }
             ExitCode::FAILURE
         }
@@ -389,6 +399,15 @@ fn parse_threshold(s: &str) -> Result<f32, String> {
         .validate()
         .map_err(|e| e.to_string())?;
     Ok(threshold)
+}
+
+/// A `--min-aligned` value, checked as a recipe's `labels.min_aligned` is.
+fn parse_min_aligned(s: &str) -> Result<f32, String> {
+    let share = s.parse::<f32>().map_err(|e| e.to_string())?;
+    let mut recipe = Recipe::default();
+    recipe.labels.min_aligned = share;
+    recipe.validate().map_err(|e| e.to_string())?;
+    Ok(share)
 }
 
 /// A limit's value: a whole number above zero (a limit of zero would refuse every page).
@@ -519,7 +538,7 @@ impl Tally {
                     if n == 1 { "" } else { "s" }
                 ),
             };
-            eprintln!(
+            report!(
                 "textsift: {} page{}, {} ok, {} failed{no_page}",
                 self.pages,
                 if self.pages == 1 { "" } else { "s" },
@@ -722,7 +741,7 @@ fn run_batch(
             match (&progress, failure) {
                 (Some((bar, by_inputs)), failure) => {
                     if let Some(line) = failure {
-                        bar.suspend(|| eprintln!("{line}"));
+                        bar.suspend(|| report!("{line}"));
                     }
                     // With several inputs the bar counts the inputs before this page's one
                     // (its pages may be many, as in a WARC file), and says the pages apart.
@@ -735,7 +754,7 @@ fn run_batch(
                     };
                     bar.set_message(format!("{pages}, {rate:.0} pages/s"));
                 }
-                (None, Some(line)) => eprintln!("{line}"),
+                (None, Some(line)) => report!("{line}"),
                 (None, None) => {}
             }
             if let (Some((file, path)), true, Err(e)) = (&mut errors, failed, &result) {
@@ -870,7 +889,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         } else {
             " (name the inputs as they were named when it was written)"
         };
-        eprintln!(
+        report!(
             "textsift: labels carried over to {}; {} {} none{}{unknown}{hint}",
             blocks(carried),
             blocks(unlabeled),
@@ -1019,8 +1038,13 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
         let (ok, bad) = textsift::annotate::load(d, min_aligned, input::DEFAULT_MAX_BYTES)
             .map_err(at_path(d))?;
         for (id, e) in bad {
-            let line = format!("textsift: {}: page {id}: {e} (skipped)", d.display());
-            eprintln!("{}", one_line(&line));
+            // A page file of a manifest or a folder: the path tried, as resolved.
+            let file = match &e {
+                Error::Io { path, .. } => format!("{}: ", path.display()),
+                _ => String::new(),
+            };
+            let line = format!("textsift: {}: page {id}: {file}{e} (skipped)", d.display());
+            report!("{}", one_line(&line));
             skipped.push((id, e.to_string()));
         }
         pages.extend(ok);
@@ -1053,7 +1077,11 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 m.trees = 1;
                 ModelKind::Tree
             }
-            other => anyhow::bail!("--kind must be forest, stacked, boosted or tree, not {other}"),
+            other => usage_error(
+                "train",
+                clap::error::ErrorKind::InvalidValue,
+                &format!("--kind must be forest, stacked, boosted or tree, not {other}"),
+            ),
         };
     }
     macro_rules! set {
@@ -1070,26 +1098,61 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     if let Some(w) = &args.weighting {
         recipe.model.weighting = toml::Value::String(w.clone())
             .try_into()
-            .map_err(|_| anyhow::anyhow!("--weighting must be block, page or words, not {w}"))?;
+            .unwrap_or_else(|_| {
+                usage_error(
+                    "train",
+                    clap::error::ErrorKind::InvalidValue,
+                    &format!("--weighting must be block, page or words, not {w}"),
+                )
+            });
     }
-    recipe.validate()?;
+    // The recipe file was checked as it was read: what is wrong now is a flag's value.
+    if let Err(e) = recipe.validate() {
+        usage_error(
+            "train",
+            clap::error::ErrorKind::ValueValidation,
+            &e.to_string(),
+        );
+    }
+    if args.cv_only && recipe.cv.folds == 0 {
+        usage_error(
+            "train",
+            clap::error::ErrorKind::ArgumentConflict,
+            "--cv-only needs cross-validation, which --folds 0 (or the recipe's cv.folds = 0) skips",
+        );
+    }
 
     let t0 = Instant::now();
     let (pages, skipped) = load_pages(&args.data, recipe.labels.min_aligned)?;
     let blocks: usize = pages.iter().map(|p| p.labels.len()).sum();
     let oracle = train::oracle(&pages);
-    eprintln!(
+    report!(
         "textsift: {} pages, {} blocks loaded in {:.1} s; oracle word F1 {:.4}",
         pages.len(),
         blocks,
         t0.elapsed().as_secs_f64(),
         oracle.overall().f1
     );
+    if !pages.iter().any(|p| p.labels.contains(&true)) {
+        report!(
+            "textsift: warning: no block of any page is labelled content (the gold texts are \
+             empty or match no block's words), so the model learns to keep nothing"
+        );
+    }
     let load_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
+    // The tables on standard output are for reading: a reader that stops early (`| head`)
+    // must not cost the model, so a failed write is kept and reported once the files are
+    // written (a closed pipe, quietly).
+    let mut stdout_failed: Option<anyhow::Error> = None;
+    let mut say = |text: &str| {
+        if stdout_failed.is_none() {
+            stdout_failed = emit(text).err();
+        }
+    };
     let cv = if recipe.cv.folds >= 2 {
         let cv = train::cross_validate(&pages, &recipe)?;
-        emit(&format!(
+        say(&format!(
             "Cross-validation, {} folds {}, threshold {:.2}, decoder {}: {}:\n\n{}\n",
             cv.folds.len(),
             cv.grouping,
@@ -1097,12 +1160,12 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             train::describe_decoding(&cv.decoding),
             cv.chosen_because,
             cv.all.markdown()
-        ))?;
+        ));
         if !cv.favored.is_empty() {
-            emit(&format!(
+            say(&format!(
                 "Favouring precision or recall (--favor):\n\n{}\n",
                 train::favored_markdown(&cv.all, &cv.favored)
-            ))?;
+            ));
         }
         if let Some(path) = &args.oof {
             let mut out = BufWriter::new(std::fs::File::create(path).map_err(at_path(path))?);
@@ -1121,7 +1184,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     };
     let cv_s = t1.elapsed().as_secs_f64();
     if args.cv_only {
-        return Ok(ExitCode::SUCCESS);
+        return stdout_failed.map_or(Ok(ExitCode::SUCCESS), Err);
     }
     let t2 = Instant::now();
     let data: Vec<String> = args.data.iter().map(|d| d.display().to_string()).collect();
@@ -1129,11 +1192,12 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let final_s = t2.elapsed().as_secs_f64();
     let bytes = model.to_bytes()?;
     std::fs::write(&args.out, &bytes).map_err(at_path(&args.out))?;
-    eprintln!(
-        "textsift: wrote {} ({:.2} MB, {} trees) after {:.0} s",
+    report!(
+        "textsift: wrote {} ({:.2} MB, {} tree{}) after {:.0} s",
         args.out.display(),
         bytes.len() as f64 / 1e6,
         model.n_trees(),
+        if model.n_trees() == 1 { "" } else { "s" },
         t0.elapsed().as_secs_f64()
     );
     if let Some(path) = &args.report {
@@ -1151,7 +1215,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         });
         std::fs::write(path, report).map_err(at_path(path))?;
     }
-    Ok(ExitCode::SUCCESS)
+    stdout_failed.map_or(Ok(ExitCode::SUCCESS), Err)
 }
 
 fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
@@ -1170,7 +1234,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     // which say little of pages it has not (a first look at the embedded model on WCXB dev).
     let blocks: usize = pages.iter().map(|p| p.texts.len()).sum();
     if (pages.len(), blocks) == (model.info.pages, model.info.blocks) {
-        eprintln!(
+        report!(
             "textsift: note: the model was trained on these {} pages, so these scores are of \
              pages it has seen; `textsift train --cv-only` scores pages of sites left out",
             pages.len()

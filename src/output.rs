@@ -949,11 +949,12 @@ pub const HTML_FOOTER: &str = "</body></html>\n";
 /// One page of a debug view: its title, source and blocks, in a `<section>`.
 pub fn html_section(source: &str, e: &Extraction) -> String {
     let mut out = format!(
-        "<section>\n<h1>{}</h1>\n<p class=\"m\">{}: {} blocks, {} kept. Colour: score from red (0, \
+        "<section>\n<h1>{}</h1>\n<p class=\"m\">{}: {} block{}, {} kept. Colour: score from red (0, \
          boilerplate) to green (1, content); outlined: kept; hover: features.</p>\n",
         escape(&e.title),
         escape(source),
         e.blocks.len(),
+        if e.blocks.len() == 1 { "" } else { "s" },
         e.blocks.iter().filter(|b| b.label.is_content()).count()
     );
     for (i, b) in e.blocks.iter().enumerate() {

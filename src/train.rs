@@ -185,6 +185,9 @@ impl Recipe {
                 self.model.stages
             ));
         }
+        if self.cv.folds == 1 {
+            return bad("cv.folds must be 0 (no cross-validation) or at least 2, got 1".into());
+        }
         if !(self.labels.min_aligned > 0.0 && self.labels.min_aligned <= 1.0) {
             return bad(format!(
                 "labels.min_aligned must be in (0, 1], got {}",

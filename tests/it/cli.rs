@@ -493,6 +493,13 @@ fn usage_errors_exit_two() {
         &["no-such-command"],
         &[],
         &["train", "--data", ".", "--cv-only", "--report", "r.md"],
+        // Flags out of range, before any page is read.
+        &["train", "--data", ".", "--trees", "0"],
+        &["train", "--data", ".", "--folds", "1"],
+        &["train", "--data", ".", "--folds", "0", "--cv-only"],
+        &["train", "--data", ".", "--kind", "gbm"],
+        &["train", "--data", ".", "--weighting", "word"],
+        &["eval", "--data", ".", "--min-aligned", "2"],
     ] {
         let out = textsift(args, Some(PAGE.as_bytes()));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -508,6 +515,24 @@ fn blocks_help_has_an_example() {
     let help = stdout(&out);
     assert!(help.contains("Example"), "{help}");
     assert!(help.contains("--threads"), "{help}");
+    // The example's page gives the labels that the help shows.
+    let page = "<title>T</title><nav><a href=/>Home</a></nav><p>Tomatoes need a sunny spot, \
+                rich soil and regular watering to fruit well.</p>";
+    assert!(
+        help.contains(&format!("echo '{page}' | textsift blocks -")),
+        "{help}"
+    );
+    let out = textsift(&["blocks", "-"], Some(page.as_bytes()));
+    let labels: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["label"].to_string())
+        .collect();
+    assert_eq!(labels, ["\"boilerplate\"", "\"content\""]);
+    assert!(
+        help.contains(r#""index":0,"label":"boilerplate""#),
+        "{help}"
+    );
+    assert!(help.contains(r#""index":1,"label":"content""#), "{help}");
 }
 
 /// Page `i` of a generated site: a menu, a heading, `i % 5 + 1` paragraphs and a footer:
@@ -751,4 +776,112 @@ fn a_closed_output_pipe_ends_quietly() {
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         assert_eq!(stderr(&o), "", "{args:?}");
     }
+}
+
+#[test]
+fn train_writes_its_model_though_its_output_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..8)
+        .map(|i| {
+            let page = serde_json::json!({"id": format!("p{i}"), "html": generated(i),
+                                          "text": generated_gold(i),
+                                          "url": format!("https://site{}.example/{i}", i % 4)});
+            format!("{page}\n")
+        })
+        .collect();
+    let data = dir.path().join("pages.jsonl");
+    std::fs::write(&data, lines).unwrap();
+    // A reader that stops at once (`| head -0`), on standard output and on standard error.
+    for (folds, closed) in [("2", "stdout"), ("0", "stderr"), ("2", "both")] {
+        let model = dir.path().join(format!("{closed}.tsm"));
+        let args = [
+            "train",
+            "--data",
+            path_str(&data),
+            "--out",
+            path_str(&model),
+            "--folds",
+            folds,
+            "--trees",
+            "5",
+        ];
+        let mut command = Command::new(env!("CARGO_BIN_EXE_textsift"));
+        command.args(args).stdin(Stdio::null());
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        if closed != "stderr" {
+            drop(child.stdout.take());
+        }
+        if closed != "stdout" {
+            drop(child.stderr.take());
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{closed}: {}", stderr(&out));
+        let bytes = std::fs::read(&model).unwrap_or_default();
+        assert!(
+            textsift::model::Model::from_bytes(&bytes).is_ok(),
+            "{closed}: no model"
+        );
+    }
+}
+
+#[test]
+fn train_names_the_page_files_it_cannot_read_and_gold_texts_that_keep_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("pages")).unwrap();
+    std::fs::write(dir.path().join("pages/a.html"), generated(1)).unwrap();
+    let manifest = dir.path().join("pages.jsonl");
+    let record = |id: &str, text: &str| {
+        let r =
+            serde_json::json!({"id": id, "html_path": format!("pages/{id}.html"), "text": text});
+        format!("{r}\n")
+    };
+    std::fs::write(
+        &manifest,
+        record("a", &generated_gold(1)) + &record("b", "Gold"),
+    )
+    .unwrap();
+    let model = dir.path().join("m.tsm");
+    let train = |data: &Path| {
+        textsift(
+            &[
+                "train",
+                "--data",
+                path_str(data),
+                "--out",
+                path_str(&model),
+                "--folds",
+                "0",
+                "--trees",
+                "3",
+            ],
+            None,
+        )
+    };
+    // The missing page is named by the path tried, relative to the manifest's folder.
+    let out = train(&manifest);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tried = dir.path().join("pages/b.html");
+    assert!(
+        stderr(&out).contains(&format!(
+            "{}: page b: {}: cannot read: ",
+            path_str(&manifest),
+            path_str(&tried)
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    // Gold texts with no block's words: a model that keeps nothing, and a line that says so.
+    std::fs::write(&manifest, record("a", "")).unwrap();
+    let out = train(&manifest);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: no block of any page is labelled content"),
+        "{}",
+        stderr(&out)
+    );
 }
