@@ -1005,6 +1005,16 @@ mod tests {
         }
     }
 
+    /// A kept list item, `depth` lists deep; the lists of each depth are one list.
+    fn kept_item(text: &str, number: Option<u32>, depth: u32) -> ExtractedBlock {
+        let role = Role::Item {
+            number,
+            depth,
+            list: depth,
+        };
+        block(text, "li", role, true)
+    }
+
     /// [`block`] at a position of the page: whether a block follows the one above tells lines.
     fn at(index: usize, text: &str, tag: &str, role: Role, kept: bool) -> ExtractedBlock {
         ExtractedBlock {
@@ -1334,18 +1344,7 @@ mod tests {
 
     #[test]
     fn markdown_nests_items_under_the_kept_items_around_them() {
-        let item = |text: &str, number, depth| {
-            block(
-                text,
-                "li",
-                Role::Item {
-                    number,
-                    depth,
-                    list: depth,
-                },
-                true,
-            )
-        };
+        let item = kept_item;
         let blocks = vec![
             item("a", None, 1),
             item("b", None, 2),
@@ -1432,18 +1431,7 @@ mod tests {
 
     #[test]
     fn later_paragraphs_of_an_item_stay_in_it() {
-        let item = |text: &str, number, depth| {
-            block(
-                text,
-                "li",
-                Role::Item {
-                    number,
-                    depth,
-                    list: depth,
-                },
-                true,
-            )
-        };
+        let item = kept_item;
         let more = |text: &str, depth, kept| {
             let role = Role::ItemParagraph {
                 depth,
@@ -1558,18 +1546,7 @@ mod tests {
         let cell = |text: &str, tag: &str, row, col, kept| {
             block(text, tag, Role::Cell { table: 7, row, col }, kept)
         };
-        let item = |text: &str, number, depth| {
-            block(
-                text,
-                "li",
-                Role::Item {
-                    number,
-                    depth,
-                    list: depth,
-                },
-                true,
-            )
-        };
+        let item = kept_item;
         let blocks = vec![
             item("first", Some(1), 1),
             item("second", Some(2), 1),
