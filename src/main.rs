@@ -1030,6 +1030,22 @@ fn load_model(path: Option<&PathBuf>) -> textsift::Result<Model> {
 /// Pages that could not be read: (id, reason).
 type Skipped = Vec<(String, String)>;
 
+/// Fail now, before minutes of work, when a file to be written at the end cannot be: its
+/// folder is missing or not writable. A file that is there is left as it is; one made for
+/// the check is removed.
+fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
 /// Load and label all annotated data; pages that fail are reported and skipped.
 fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<LabeledPage>, Skipped)> {
     let mut pages = Vec::new();
@@ -1122,6 +1138,10 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         );
     }
 
+    let outputs = [(!args.cv_only).then_some(&args.out), args.report.as_ref()];
+    for path in outputs.into_iter().flatten().chain(&args.oof) {
+        check_writable(path)?;
+    }
     let t0 = Instant::now();
     let (pages, skipped) = load_pages(&args.data, recipe.labels.min_aligned)?;
     let blocks: usize = pages.iter().map(|p| p.labels.len()).sum();
@@ -1228,6 +1248,9 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let favor = args.favor;
     if let Err(e) = favor.check(&decoding.decoder) {
         favor_refused("eval", &e);
+    }
+    if let Some(path) = &args.pages {
+        check_writable(path)?;
     }
     let (mut pages, _) = load_pages(&args.data, args.min_aligned)?;
     // The same pages and blocks as the model's training data: scores of pages it has seen,

@@ -885,3 +885,43 @@ fn train_names_the_page_files_it_cannot_read_and_gold_texts_that_keep_nothing() 
         stderr(&out)
     );
 }
+
+#[test]
+fn files_that_cannot_be_written_are_named_before_the_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("pages.jsonl");
+    let page = serde_json::json!({"id": "p1", "html": generated(1), "text": generated_gold(1)});
+    std::fs::write(&data, format!("{page}\n")).unwrap();
+    let missing = dir.path().join("missing/out");
+    let kept = dir.path().join("kept.md");
+    std::fs::write(&kept, "an earlier report").unwrap();
+    let data = path_str(&data);
+    let missing = path_str(&missing);
+    for args in [
+        &["train", "--data", data, "--out", missing][..],
+        &["train", "--data", data, "--report", missing, "--folds", "0"],
+        &["train", "--data", data, "--oof", missing, "--cv-only"],
+        &["eval", "--data", data, "--pages", missing],
+        // A report that can be written, and a model that cannot: the report is left as it is.
+        &[
+            "train",
+            "--data",
+            data,
+            "--report",
+            path_str(&kept),
+            "--out",
+            missing,
+        ],
+    ] {
+        let out = textsift(args, None);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        // Nothing was read or trained first.
+        assert_eq!(
+            stderr(&out),
+            format!("textsift: cannot write {missing}: No such file or directory (os error 2)\n"),
+            "{args:?}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "an earlier report");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
