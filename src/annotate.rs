@@ -562,27 +562,20 @@ impl EarlierLabels {
         Ok(out)
     }
 
-    /// Whether the earlier records hold the page named so: a page is found by its source as
-    /// written then (the input as given, or a record's id) and its WARC record.
-    pub fn has_page(&self, source: &str, warc_record_id: Option<&str>) -> bool {
-        let key = (source.to_string(), warc_record_id.map(str::to_string));
-        self.pages.contains_key(&key)
-    }
-
     /// The earlier label of each of a page's blocks, given their texts: each block takes the
     /// label of the first earlier block of the same page with the same text, after the one
     /// the block before it matched, so that blocks added or cut in between lose only their
-    /// own labels. `None` for a block with no such earlier block.
+    /// own labels. `None` for a block with no such earlier block; `None` for all when the
+    /// earlier records do not hold the page: a page is found by its source as written then
+    /// (the input as given, or a record's id) and its WARC record.
     pub fn carry<S: AsRef<str>>(
         &self,
         source: &str,
         warc_record_id: Option<&str>,
         texts: &[S],
-    ) -> Vec<Option<Label>> {
+    ) -> Option<Vec<Option<Label>>> {
         let key = (source.to_string(), warc_record_id.map(str::to_string));
-        let Some(earlier) = self.pages.get(&key) else {
-            return vec![None; texts.len()];
-        };
+        let earlier = self.pages.get(&key)?;
         // Where each text stands among the earlier blocks, so that a page of many changed
         // blocks costs no scan of the rest of the page per block.
         let mut at: std::collections::HashMap<&str, Vec<usize>> = Default::default();
@@ -590,15 +583,17 @@ impl EarlierLabels {
             at.entry(text.as_str()).or_default().push(i);
         }
         let mut next = 0;
-        texts
-            .iter()
-            .map(|t| {
-                let places = at.get(t.as_ref())?;
-                let &found = places.get(places.partition_point(|&i| i < next))?;
-                next = found + 1;
-                earlier[found].1
-            })
-            .collect()
+        Some(
+            texts
+                .iter()
+                .map(|t| {
+                    let places = at.get(t.as_ref())?;
+                    let &found = places.get(places.partition_point(|&i| i < next))?;
+                    next = found + 1;
+                    earlier[found].1
+                })
+                .collect(),
+        )
     }
 }
 
@@ -675,13 +670,13 @@ mod tests {
         // labels, in order; an earlier block without a label gives none.
         assert_eq!(
             earlier.carry("a.html", None, &["Menu", "Same", "New", "Same", "Last"]),
-            [b, c, None, b, None]
+            Some(vec![b, c, None, b, None])
         );
-        // Another page, or the same URI in another WARC record, has no earlier labels.
-        assert_eq!(earlier.carry("b.html", None, &["Menu"]), [None]);
+        // Another page, or the same URI in another WARC record, is not found.
+        assert_eq!(earlier.carry("b.html", None, &["Menu"]), None);
         assert_eq!(
             earlier.carry("a.html", Some("<urn:uuid:1>"), &["Menu"]),
-            [None]
+            None
         );
     }
 

@@ -840,10 +840,12 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
             // With --labels, the earlier labels stand in for the model's.
             let earlier_labels: Option<Vec<Option<Label>>> = earlier.as_ref().map(|earlier| {
                 let texts: Vec<&str> = e.blocks.iter().map(|b| b.collapsed_text()).collect();
-                if !earlier.has_page(source, warc.id.as_deref()) {
-                    unknown.fetch_add(1, Ordering::Relaxed);
-                }
-                let labels = earlier.carry(source, warc.id.as_deref(), &texts);
+                let labels = earlier
+                    .carry(source, warc.id.as_deref(), &texts)
+                    .unwrap_or_else(|| {
+                        unknown.fetch_add(1, Ordering::Relaxed);
+                        vec![None; texts.len()]
+                    });
                 let found = labels.iter().filter(|l| l.is_some()).count();
                 carried.fetch_add(found, Ordering::Relaxed);
                 unlabeled.fetch_add(labels.len() - found, Ordering::Relaxed);
@@ -872,7 +874,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
             Ok(lines)
         },
     )?;
-    if let (Some(_), Some(path)) = (&earlier, &args.labels) {
+    if let Some(path) = &args.labels {
         let (carried, unlabeled) = (carried.into_inner(), unlabeled.into_inner());
         let blocks = |n: usize| format!("{n} block{}", if n == 1 { "" } else { "s" });
         let unknown = match unknown.into_inner() {

@@ -245,15 +245,13 @@ pub fn to_markdown(e: &Extraction) -> String {
             let (indent, marker, after) = lists.item(number, depth, list);
             let text = in_item(indent + marker.len());
             let indent = " ".repeat(indent);
+            let item = format!("{indent}{marker}{text}");
             return match after {
-                After::Item => (format!("{indent}{marker}{text}"), Gap::Newline),
-                After::Blank => (format!("{indent}{marker}{text}"), Gap::Blank),
+                After::Item => (item, Gap::Newline),
+                After::Blank => (item, Gap::Blank),
                 // Items in a row are one list to Markdown, which numbers them on from the
                 // first: an empty comment ends the list before, as CommonMark's spec does.
-                After::OtherList => (
-                    format!("{indent}<!-- -->\n\n{indent}{marker}{text}"),
-                    Gap::Blank,
-                ),
+                After::OtherList => (format!("{indent}<!-- -->\n\n{item}"), Gap::Blank),
             };
         }
         lists = Lists::default();
@@ -298,11 +296,23 @@ const MAX_LIST_NESTING: usize = 16;
 /// The Markdown lists open at a point of the output, for nesting the next item.
 #[derive(Default)]
 struct Lists {
-    /// The kept items that a later item can nest in: list depth, the column where the item's
-    /// text starts, whether it is numbered, the element of its list.
-    open: Vec<(u32, usize, bool, u32)>,
+    /// The kept items that a later item can nest in, outermost first.
+    open: Vec<OpenItem>,
     /// The previous piece was an item.
     after_item: bool,
+}
+
+/// A kept list item that a later item can nest in.
+#[derive(Debug, Clone, Copy)]
+struct OpenItem {
+    /// Lists around it.
+    depth: u32,
+    /// The column where its text starts.
+    column: usize,
+    /// It is numbered.
+    numbered: bool,
+    /// The element of its list.
+    list: u32,
 }
 
 /// How a Markdown list item follows the piece above it.
@@ -323,36 +333,43 @@ impl Lists {
     fn item(&mut self, number: Option<u32>, depth: u32, list: u32) -> (usize, String, After) {
         let mut sibling = None;
         while let Some(&top) = self.open.last() {
-            if top.0 < depth {
+            if top.depth < depth {
                 break;
             }
             self.open.pop();
-            if top.0 == depth {
+            if top.depth == depth {
                 sibling = Some(top);
                 break;
             }
         }
         // The numbered list above at this depth, when it is another list than this item's.
-        let other_list = sibling.is_some_and(|top| top.2 && top.3 != list) && number.is_some();
+        let other_list =
+            sibling.is_some_and(|top| top.numbered && top.list != list) && number.is_some();
         // Past a few levels, deeper items are laid out beside the deepest one, so that a
         // page of lists nested thousands deep cannot make lines of thousands of spaces.
         if self.open.len() >= MAX_LIST_NESTING {
             sibling = self.open.pop();
         }
-        let indent = self.open.last().map_or(0, |top| top.1);
+        let indent = self.open.last().map_or(0, |top| top.column);
         let marker = number.map_or_else(|| "- ".to_string(), |n| format!("{n}. "));
-        self.open
-            .push((depth, indent + marker.len(), number.is_some(), list));
+        self.open.push(OpenItem {
+            depth,
+            column: indent + marker.len(),
+            numbered: number.is_some(),
+            list,
+        });
         // A list that starts right under a line of text must start with a bullet or 1, or
         // Markdown reads it as more of that text; the next item of a numbered list may have
         // any number.
-        let tight =
-            self.after_item && (number.is_none_or(|n| n == 1) || sibling.is_some_and(|top| top.2));
+        let tight = self.after_item
+            && (number.is_none_or(|n| n == 1) || sibling.is_some_and(|top| top.numbered));
         self.after_item = true;
-        let after = match () {
-            () if other_list => After::OtherList,
-            () if tight => After::Item,
-            () => After::Blank,
+        let after = if other_list {
+            After::OtherList
+        } else if tight {
+            After::Item
+        } else {
+            After::Blank
         };
         (indent, marker, after)
     }
@@ -360,12 +377,12 @@ impl Lists {
     /// The column of the text of the open item `depth` lists deep, for a later paragraph of
     /// it; `None` when no such item is open (it was dropped, or a paragraph came between).
     fn paragraph(&mut self, depth: u32) -> Option<usize> {
-        while self.open.last().is_some_and(|top| top.0 > depth) {
+        while self.open.last().is_some_and(|top| top.depth > depth) {
             self.open.pop();
         }
-        let top = self.open.last().filter(|top| top.0 == depth)?;
+        let top = self.open.last().filter(|top| top.depth == depth)?;
         self.after_item = true;
-        Some(top.1)
+        Some(top.column)
     }
 }
 
@@ -1344,24 +1361,23 @@ mod tests {
 
     #[test]
     fn markdown_nests_items_under_the_kept_items_around_them() {
-        let item = kept_item;
         let blocks = vec![
-            item("a", None, 1),
-            item("b", None, 2),
+            kept_item("a", None, 1),
+            kept_item("b", None, 2),
             // A numbered list may start right under an item only at 1.
-            item("c", Some(3), 2),
-            item("d", None, 1),
+            kept_item("c", Some(3), 2),
+            kept_item("d", None, 1),
             // Its list's own item (depth 2) was dropped: it nests in the nearest kept one.
-            item("e", Some(1), 3),
+            kept_item("e", Some(1), 3),
             block("text", "p", Role::Text, true),
-            item("f", None, 2),
+            kept_item("f", None, 2),
         ];
         assert_eq!(
             markdown(blocks),
             "- a\n  - b\n\n  3. c\n- d\n  1. e\n\ntext\n\n- f\n\n"
         );
         // Lists nested a thousand deep: lines indented at most 15 levels of `- `.
-        let deep: Vec<ExtractedBlock> = (1..=1000).map(|d| item("x", None, d)).collect();
+        let deep: Vec<ExtractedBlock> = (1..=1000).map(|d| kept_item("x", None, d)).collect();
         let md = markdown(deep);
         let widest = md.lines().map(|l| l.len() - l.trim_start().len()).max();
         assert_eq!(widest, Some(2 * (MAX_LIST_NESTING - 1)));
@@ -1431,7 +1447,6 @@ mod tests {
 
     #[test]
     fn later_paragraphs_of_an_item_stay_in_it() {
-        let item = kept_item;
         let more = |text: &str, depth, kept| {
             let role = Role::ItemParagraph {
                 depth,
@@ -1440,17 +1455,17 @@ mod tests {
             block(text, "li", role, kept)
         };
         let blocks = vec![
-            item("a", Some(7), 1),
+            kept_item("a", Some(7), 1),
             more("a, second line", 1, true),
-            item("b", None, 2),
+            kept_item("b", None, 2),
             // More of the outer item, after its inner list.
             more("a, third line", 1, true),
             more("dropped", 1, false),
-            item("c", Some(8), 1),
+            kept_item("c", Some(8), 1),
             block("text", "p", Role::Text, true),
             // Its item is not open any more: a paragraph.
             more("more of c", 1, true),
-            item("d", None, 1),
+            kept_item("d", None, 1),
             // No item open so deep: a paragraph.
             more("deeper", 2, true),
         ];
@@ -1546,11 +1561,10 @@ mod tests {
         let cell = |text: &str, tag: &str, row, col, kept| {
             block(text, tag, Role::Cell { table: 7, row, col }, kept)
         };
-        let item = kept_item;
         let blocks = vec![
-            item("first", Some(1), 1),
-            item("second", Some(2), 1),
-            item("bullet", None, 1),
+            kept_item("first", Some(1), 1),
+            kept_item("second", Some(2), 1),
+            kept_item("bullet", None, 1),
             cell("Name", "th", 0, 0, true),
             cell("Links", "th", 0, 1, false),
             cell("Size", "th", 0, 2, true),
