@@ -17,6 +17,7 @@ use html5ever::{local_name, Attribute, LocalName};
 use kuchikiki::{NodeData, NodeRef};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
 mod headline;
@@ -1237,6 +1238,7 @@ impl Segmenter {
     }
 
     fn text(&mut self, s: &str) {
+        let s = &*without_controls(s);
         if self.in_title {
             if !self.title_done {
                 push_collapsed(&mut self.page.title, s, &mut false);
@@ -1306,7 +1308,7 @@ impl Segmenter {
         };
         if let (true, Some(content)) = (field.is_empty(), attribute(attrs, local_name!("content")))
         {
-            push_collapsed(field, content, &mut false);
+            push_collapsed(field, &without_controls(content), &mut false);
         }
     }
 
@@ -1480,6 +1482,37 @@ fn laid_out(pre: &str) -> Option<String> {
     (!plain).then_some(out)
 }
 
+/// `s` with each control character but whitespace (`&#x1b;`, BEL, DEL) as a space: a reader
+/// sees none of them, and in text written to a terminal an escape character starts a command.
+/// U+0080 to U+009F are read as the windows-1252 characters of those bytes (`we\u{92}re` is
+/// `we’re`), as a page mis-encoded from windows-1252 meant them; the five that windows-1252
+/// leaves undefined are spaces too.
+fn without_controls(s: &str) -> Cow<'_, str> {
+    let hidden = |c: char| c.is_control() && !c.is_ascii_whitespace();
+    // Bytes first (most text has none of these): C0 controls, DEL, and 0xC2, which starts
+    // U+0080 to U+00BF in UTF-8.
+    let suspect = s
+        .bytes()
+        .any(|b| (b < 0x20 && !ASCII_SPACE[usize::from(b)]) || b == 0x7f || b == 0xc2);
+    if !suspect || !s.chars().any(hidden) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.chars()
+            .map(|c| match u8::try_from(u32::from(c)) {
+                Ok(b @ 0x80..=0x9f) => encoding_rs::WINDOWS_1252
+                    .decode_without_bom_handling(&[b])
+                    .0
+                    .chars()
+                    .find(|c| !hidden(*c))
+                    .unwrap_or(' '),
+                _ if hidden(c) => ' ',
+                _ => c,
+            })
+            .collect(),
+    )
+}
+
 /// The bytes of [`u8::is_ascii_whitespace`], as a table: one load per byte in the hot loop.
 static ASCII_SPACE: [bool; 256] = {
     let mut t = [false; 256];
@@ -1497,10 +1530,20 @@ static ASCII_SPACE: [bool; 256] = {
 /// the author's own computer (`file:`), which lead a reader of the text nowhere.
 fn link_target(href: &str) -> Option<Arc<str>> {
     let href = href.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
-    let target: String = href
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
+    let mut target = String::with_capacity(href.len());
+    for c in href.chars() {
+        match c {
+            '\t' | '\n' | '\r' => {}
+            // As a browser's URL parser does: a control character is written as `%XX`.
+            c if c.is_control() => {
+                let mut utf8 = [0u8; 4];
+                for b in c.encode_utf8(&mut utf8).bytes() {
+                    let _ = write!(target, "%{b:02X}");
+                }
+            }
+            c => target.push(c),
+        }
+    }
     let scheme = target.split_once(':').map(|(scheme, _)| scheme);
     let nowhere = scheme.is_some_and(|s| {
         ["javascript", "vbscript", "data", "file"]
@@ -2081,6 +2124,32 @@ mod tests {
             .map(|&(s, e)| &b.text[s as usize..e as usize])
             .collect();
         assert_eq!(spans, ["the full story", "here"]);
+    }
+
+    #[test]
+    fn control_characters_are_not_text() {
+        // An escape character written as a reference and raw, BEL, DEL and U+0090 (C1): none
+        // reaches the text, the title, the site name or a link's target as it is; U+0092 is
+        // windows-1252's right quote.
+        let html = "<title>Ti&#x1b;[31mtle</title><meta property=og:site_name content='S\u{7}ite'>\
+                    <p>Red&#x1b;[31m alert \u{1b}]0;owned\u{7} a\u{0}b \u{90}c\u{7f}d we\u{92}re</p>\
+                    <pre>x\u{1b}[2Jy</pre><p><a href='/a\u{1b}b'>link</a></p>";
+        let links = SegmentLimits {
+            links: true,
+            ..SegmentLimits::default()
+        };
+        let page = segment(html, links).unwrap();
+        assert_eq!(page.title, "Ti [31mtle");
+        assert_eq!(page.site_name, "S ite");
+        let texts: Vec<&str> = page.blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            // The parser drops a NUL in text itself.
+            ["Red [31m alert ]0;owned ab c d we’re", "x [2Jy", "link"]
+        );
+        assert_eq!(&*page.blocks[2].links[0].target, "/a%1Bb");
+        // Text without them is borrowed as it is, non-breaking spaces and all.
+        assert!(matches!(without_controls("a\u{a0}b ©"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -83,6 +83,13 @@ fn le_u64(b: &[u8]) -> u64 {
 
 /// Check the framing of model-file bytes and return (schema hash, header bytes, payload bytes).
 fn frame(bytes: &[u8]) -> Result<(u64, &[u8], &[u8])> {
+    if bytes.is_empty() {
+        return Err(Error::Model("the model file is empty".into()));
+    }
+    // A short file that starts like a model was cut off; anything else is another kind of file.
+    if bytes.len() < 8 && MAGIC.starts_with(bytes) {
+        return Err(Error::Model("truncated model file".into()));
+    }
     if bytes.len() < 8 || &bytes[..8] != MAGIC {
         return Err(Error::Model(
             "not a textsift model file (wrong magic bytes)".into(),
@@ -212,7 +219,7 @@ mod tests {
         for len in 0..good.len() {
             let msg = refusal(&good[..len]);
             assert!(
-                msg.contains("truncated") || msg.contains("magic") || msg.contains("corrupt"),
+                msg.contains("truncated") || msg.contains("corrupt") || msg.contains("empty"),
                 "len {len}: {msg}"
             );
         }
@@ -222,6 +229,10 @@ mod tests {
     fn specific_problems_are_named() {
         let good = sample();
         assert!(refusal(b"<html>not a model</html>").contains("wrong magic"));
+        assert!(refusal(b"").contains("the model file is empty"));
+        assert!(refusal(&good[..5]).contains("truncated"));
+        assert!(refusal(b"TEXT").contains("truncated"));
+        assert!(refusal(b"TEXTile").contains("wrong magic"));
         let mut other = good.clone();
         let version = FORMAT_VERSION + 1;
         other[8..12].copy_from_slice(&version.to_le_bytes());

@@ -147,7 +147,10 @@ fn a_truncated_file_is_refused() {
     for len in (0..64).chain((64..n).step_by(1021)).chain(n - 8..n) {
         let msg = refusal(&SHIPPED[..len]);
         assert!(
-            msg.contains("truncated") || msg.contains("magic") || msg.contains("corrupt"),
+            msg.contains("truncated")
+                || msg.contains("magic")
+                || msg.contains("corrupt")
+                || msg.contains("empty"),
             "{len} bytes: {msg}"
         );
     }
@@ -168,7 +171,8 @@ fn other_format_versions_and_feature_schemas_are_refused() {
     stale[12] ^= 0x10;
     fix_checksum(&mut stale);
     assert!(refusal(&stale).contains("stale model"));
-    assert!(refusal(b"TEXTSIF").contains("magic"));
+    assert!(refusal(b"TEXTSIF").contains("truncated"));
+    assert!(refusal(b"").contains("empty"));
     assert!(refusal(b"<html>not a model at all</html>").contains("magic"));
 }
 
