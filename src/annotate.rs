@@ -5,7 +5,7 @@
 //!    (`ground_truth.main_content`, `url`, `_internal.page_type.primary`);
 //! 2. a JSON Lines manifest, one page per line:
 //!    `{"id", "html" | "html_path", "text", "url"?, "group"?, "page_type"?}`
-//!    (`html_path` is relative to the manifest);
+//!    (`html_path` is relative to the manifest; other keys, and an id given twice, are refused);
 //! 3. the JSON Lines of `textsift blocks` with a `label` on every block (hand-corrected labels).
 //!
 //! Gold text becomes block labels by aligning the page's word tokens with the gold text's word
@@ -236,6 +236,15 @@ pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
         return Ok(label_gold_pages(gold, min_aligned, max_bytes));
     }
     let lines = non_empty_lines(path)?;
+    if let Some((n, _)) = lines.iter().find(|(_, l)| !l.trim_start().starts_with('{')) {
+        // An HTML page or a plain text given for the data, most likely: said as such rather
+        // than as the JSON parser's "expected value".
+        return Err(Error::Annotation(format!(
+            "{}:{n}: not a JSON object; annotated data is a WCXB-style folder, or a JSON Lines \
+             file of pages with their gold text or of `textsift blocks` records",
+            path.display()
+        )));
+    }
     let is_blocks = lines
         .first()
         .is_some_and(|(_, l)| l.contains("\"features\""));
@@ -356,7 +365,10 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
 }
 
 fn read_manifest(path: &Path, base: &Path, lines: &[(usize, String)]) -> Result<Vec<GoldPage>> {
+    // A key misspelt (`site` for `group`, `page-type`) would be passed over without a word,
+    // and grouping lost makes the cross-validation's scores too good.
     #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
     struct Entry {
         id: Option<serde_json::Value>,
         html: Option<String>,
@@ -367,6 +379,8 @@ fn read_manifest(path: &Path, base: &Path, lines: &[(usize, String)]) -> Result<
         page_type: Option<String>,
     }
     let mut pages = Vec::new();
+    // Each id names one page in messages, reports and per-page scores.
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (n, line) in lines {
         let e: Entry = serde_json::from_str(line)
             .map_err(|err| Error::Annotation(format!("{}:{n}: {err}", path.display())))?;
@@ -375,6 +389,12 @@ fn read_manifest(path: &Path, base: &Path, lines: &[(usize, String)]) -> Result<
             Some(v) => v.to_string(),
             None => n.to_string(),
         };
+        if let Some(first) = seen.insert(id.clone(), *n) {
+            return Err(Error::Annotation(format!(
+                "{}:{n}: id {id:?} is also the id of line {first}; each page needs an id of its own",
+                path.display()
+            )));
+        }
         let html = match (e.html, e.html_path) {
             (Some(h), _) => HtmlSource::Inline(h),
             (None, Some(p)) => HtmlSource::File(base.join(p)),

@@ -424,10 +424,12 @@ fn read_limited(r: impl Read, max_bytes: u64) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// A file as a buffered stream of the bytes it holds, decompressed as it is read when it is
-/// gzip or zstd: training and label files (`pages.jsonl.zst`) as pages are read.
+/// A file (standard input for `-`) as a buffered stream of the bytes it holds, decompressed
+/// as it is read when it is gzip or zstd: training and label files (`pages.jsonl.zst`) as
+/// pages are read.
 pub(crate) fn open_unpacked(path: &Path) -> Result<Box<dyn BufRead + Send>> {
-    open_stream(Some(path)).map(|(stream, _)| stream)
+    let path = (path.as_os_str() != "-").then_some(path);
+    open_stream(path).map(|(stream, _)| stream)
 }
 
 /// Open an input (a file, or standard input for `None`) as a buffered stream, decompressed

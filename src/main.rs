@@ -75,7 +75,7 @@ Example:
 
 #[derive(Args)]
 struct TrainArgs {
-    /// Annotated data (folder or JSON Lines); repeat for several.
+    /// Annotated data (folder or JSON Lines, - for standard input); repeat for several.
     #[arg(long, required = true)]
     data: Vec<PathBuf>,
     /// Recipe file (TOML); flags override it.
@@ -150,7 +150,7 @@ struct TrainArgs {
 
 #[derive(Args)]
 struct EvalArgs {
-    /// Annotated data (folder or JSON Lines); repeat for several.
+    /// Annotated data (folder or JSON Lines, - for standard input); repeat for several.
     #[arg(long, required = true)]
     data: Vec<PathBuf>,
     /// Model file (default: the embedded model).
@@ -170,7 +170,9 @@ struct EvalArgs {
     /// Also print the oracle (the derived labels' own scores).
     #[arg(long)]
     oracle: bool,
-    /// Write per-page scores as JSON Lines here.
+    /// Write per-page scores as JSON Lines here: `{"id", "page_type", "precision", "recall",
+    /// "f1"}` and the same of the derived labels (`oracle_f1`, `oracle_precision`,
+    /// `oracle_recall`).
     #[arg(long)]
     pages: Option<PathBuf>,
 }
@@ -808,6 +810,19 @@ fn progress_bar(inputs: Option<usize>) -> indicatif::ProgressBar {
 
 fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     let list = gather_inputs(&mut args.input, "blocks")?;
+    let stdin_pages = args.input.inputs.iter().any(|i| i == "-")
+        || args
+            .input
+            .files_from
+            .as_ref()
+            .is_some_and(|f| f.as_os_str() == "-");
+    if stdin_pages && args.labels.as_ref().is_some_and(|l| l.as_os_str() == "-") {
+        usage_error(
+            "blocks",
+            clap::error::ErrorKind::ArgumentConflict,
+            "standard input holds the --labels file, so it cannot hold the pages or their list too",
+        );
+    }
     let ex = extractor(&args.model, args.input.max_bytes, "blocks")?;
     let schema = textsift::features::schema_id();
     let earlier = match &args.labels {
@@ -1048,13 +1063,32 @@ fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--data -` named more than once: standard input can be read only once.
+fn check_data_stdin(data: &[PathBuf], command: &str) {
+    if data.iter().filter(|d| d.as_os_str() == "-").count() > 1 {
+        usage_error(
+            command,
+            clap::error::ErrorKind::ArgumentConflict,
+            "--data - (standard input) can be given only once",
+        );
+    }
+}
+
 /// Load and label all annotated data; pages that fail are reported and skipped.
 fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<LabeledPage>, Skipped)> {
     let mut pages = Vec::new();
     let mut skipped = Vec::new();
     for d in data {
         let (ok, bad) = textsift::annotate::load(d, min_aligned, input::DEFAULT_MAX_BYTES)
-            .map_err(at_path(d))?;
+            .map_err(|e| {
+                // Most messages of a bad file name it with the line already.
+                let msg = e.to_string();
+                if msg.contains(&*d.to_string_lossy()) {
+                    anyhow::anyhow!(msg)
+                } else {
+                    at_path(d)(e)
+                }
+            })?;
         for (id, e) in bad {
             // A page file of a manifest or a folder: the path tried, as resolved.
             let file = match &e {
@@ -1064,6 +1098,24 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
             let line = format!("textsift: {}: page {id}: {file}{e} (skipped)", d.display());
             report!("{}", one_line(&line));
             skipped.push((id, e.to_string()));
+        }
+        // A ground-truth file without `main_content`, or with a misspelt key, reads as a page
+        // with nothing to keep (WCXB's own metric scores it so): named, in case it is not meant.
+        let empty: Vec<&str> = ok
+            .iter()
+            .filter(|p| p.gold.as_deref().is_some_and(|g| g.trim().is_empty()))
+            .map(|p| p.id.as_str())
+            .collect();
+        if !empty.is_empty() {
+            let more = if empty.len() > 5 { ", …" } else { "" };
+            let line = format!(
+                "textsift: {}: note: {} page{} with an empty gold text, all boilerplate: {}{more}",
+                d.display(),
+                empty.len(),
+                if empty.len() == 1 { "" } else { "s" },
+                empty[..empty.len().min(5)].join(", ")
+            );
+            report!("{}", one_line(&line));
         }
         pages.extend(ok);
     }
@@ -1140,6 +1192,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         );
     }
 
+    check_data_stdin(&args.data, "train");
     let outputs = [(!args.cv_only).then_some(&args.out), args.report.as_ref()];
     for path in outputs.into_iter().flatten().chain(&args.oof) {
         check_writable(path)?;
@@ -1175,12 +1228,13 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let cv = if recipe.cv.folds >= 2 {
         let cv = train::cross_validate(&pages, &recipe)?;
         say(&format!(
-            "Cross-validation, {} folds {}, threshold {:.2}, decoder {}: {}:\n\n{}\n",
+            "Cross-validation, {} folds {}, decoder {}: {} (the threshold decoder's best cut: \
+             {:.2}):\n\n{}\n",
             cv.folds.len(),
             cv.grouping,
-            cv.threshold,
             train::describe_decoding(&cv.decoding),
             cv.chosen_because,
+            cv.threshold,
             cv.all.markdown()
         ));
         if !cv.favored.is_empty() {
@@ -1206,7 +1260,8 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     };
     let cv_s = t1.elapsed().as_secs_f64();
     if args.cv_only {
-        return stdout_failed.map_or(Ok(ExitCode::SUCCESS), Err);
+        let code = after_skipped(&skipped, pages.len(), "cross-validated");
+        return stdout_failed.map_or(Ok(code), Err);
     }
     let t2 = Instant::now();
     let data: Vec<String> = args.data.iter().map(|d| d.display().to_string()).collect();
@@ -1237,7 +1292,8 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         });
         std::fs::write(path, report).map_err(at_path(path))?;
     }
-    stdout_failed.map_or(Ok(ExitCode::SUCCESS), Err)
+    let code = after_skipped(&skipped, pages.len(), "trained");
+    stdout_failed.map_or(Ok(code), Err)
 }
 
 fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
@@ -1254,7 +1310,8 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.pages {
         check_writable(path)?;
     }
-    let (mut pages, _) = load_pages(&args.data, args.min_aligned)?;
+    check_data_stdin(&args.data, "eval");
+    let (mut pages, skipped) = load_pages(&args.data, args.min_aligned)?;
     // The same pages and blocks as the model's training data: scores of pages it has seen,
     // which say little of pages it has not (a first look at the embedded model on WCXB dev).
     let blocks: usize = pages.iter().map(|p| p.texts.len()).sum();
@@ -1293,7 +1350,21 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         }
         out.flush().map_err(at_path(path))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(after_skipped(&skipped, pages.len(), "scored"))
+}
+
+/// The exit code once pages were skipped (named as they were): 1, as for a page that failed
+/// in any batch, with a closing line that says what the others were used for.
+fn after_skipped(skipped: &Skipped, used: usize, what: &str) -> ExitCode {
+    if skipped.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    report!(
+        "textsift: {} of {} pages skipped (named above); {what} on the other {used}",
+        skipped.len(),
+        skipped.len() + used
+    );
+    ExitCode::FAILURE
 }
 
 fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {

@@ -463,12 +463,25 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
         .iter()
         .collect::<std::collections::BTreeSet<_>>()
         .len();
+    // A page that names no site (no `url` or `group`) is a group of its own, named by its id.
+    let unsited = pages.iter().filter(|p| p.group == p.id).count();
     let (k, grouping) = if by_page {
         let grouping = "grouped by page (every page is of one site: the scores are those of \
                         new pages of that site, not of other sites)";
         (k.min(sites), grouping.to_string())
+    } else if unsited == pages.len() {
+        let grouping = "page by page (no page names its site by a `url` or a `group`, so a \
+                        site's pages may be in train and test both, and the scores too good)";
+        (k.min(sites), grouping.to_string())
     } else if sites < k {
         (sites, format!("of one site each (only {sites} sites)"))
+    } else if unsited > 0 {
+        let grouping = format!(
+            "grouped by domain (no site in both train and test; {unsited} of the {} pages \
+             name no site by a `url` or a `group` and are groups of their own)",
+            pages.len()
+        );
+        (k, grouping)
     } else {
         let grouping = "grouped by domain (no site in both train and test)";
         (k, grouping.to_string())
@@ -822,10 +835,11 @@ pub fn report_markdown(r: &ReportInputs) -> String {
     if let Some(cv) = r.cv {
         let _ = writeln!(
             s,
-            "## Cross-validation\n\n{} folds {}; threshold {:.2} chosen by cross-validated \
-             word F1.\n",
+            "## Cross-validation\n\n{} folds {}; scores of the chosen decoder, `{}` (see \
+             Decoders); the threshold decoder's cut, {:.2}, chosen by cross-validated word F1.\n",
             cv.folds.len(),
             cv.grouping,
+            describe(&cv.decoding.decoder),
             cv.threshold
         );
         s.push_str(&cv.all.markdown());

@@ -500,6 +500,12 @@ fn usage_errors_exit_two() {
         &["train", "--data", ".", "--kind", "gbm"],
         &["train", "--data", ".", "--weighting", "word"],
         &["eval", "--data", ".", "--min-aligned", "2"],
+        // Standard input read twice.
+        &["train", "--data", "-", "--data", "-", "--folds", "0"],
+        &["eval", "--data", "-", "--data", "-"],
+        &["blocks", "--labels", "-", "-"],
+        &["blocks", "--labels", "-"],
+        &["blocks", "--labels", "-", "--files-from", "-"],
     ] {
         let out = textsift(args, Some(PAGE.as_bytes()));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -861,9 +867,17 @@ fn train_names_the_page_files_it_cannot_read_and_gold_texts_that_keep_nothing() 
             None,
         )
     };
-    // The missing page is named by the path tried, relative to the manifest's folder.
+    // The missing page is named by the path tried, relative to the manifest's folder; the
+    // model is trained on the other, and the exit code says a page failed.
     let out = train(&manifest);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(textsift::model::Model::from_bytes(&std::fs::read(&model).unwrap()).is_ok());
+    assert!(
+        stderr(&out)
+            .ends_with("textsift: 1 of 2 pages skipped (named above); trained on the other 1\n"),
+        "{}",
+        stderr(&out)
+    );
     let tried = dir.path().join("pages/b.html");
     assert!(
         stderr(&out).contains(&format!(
@@ -883,6 +897,95 @@ fn train_names_the_page_files_it_cannot_read_and_gold_texts_that_keep_nothing() 
         stderr(&out).contains("warning: no block of any page is labelled content"),
         "{}",
         stderr(&out)
+    );
+}
+
+#[test]
+fn manifests_are_read_from_standard_input_and_checked_key_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |fields: serde_json::Value| format!("{fields}\n");
+    let pages: String = (0..4)
+        .map(|i| line(serde_json::json!({"id": format!("p{i}"), "html": generated(i), "text": generated_gold(i)})))
+        .collect();
+    let model = dir.path().join("m.tsm");
+    let train = |data: &str| {
+        let args = [
+            "train",
+            "--data",
+            "-",
+            "--out",
+            path_str(&model),
+            "--folds",
+            "0",
+            "--trees",
+            "3",
+        ];
+        textsift(&args, Some(data.as_bytes()))
+    };
+    let out = train(&pages);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(textsift::model::Model::from_bytes(&std::fs::read(&model).unwrap()).is_ok());
+    let eval = textsift(
+        &["eval", "--model", path_str(&model), "--data", "-"],
+        Some(pages.as_bytes()),
+    );
+    assert_eq!(eval.status.code(), Some(0), "{}", stderr(&eval));
+    assert!(
+        stdout(&eval).contains("| **all** | 4 |"),
+        "{}",
+        stdout(&eval)
+    );
+    // A key misspelt (`site` for `group`) and an id given twice are refused with their line.
+    let misspelt =
+        line(serde_json::json!({"id": "x", "html": "<p>a</p>", "text": "a", "site": "s"}));
+    let out = train(&(pages.clone() + &misspelt));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("-:5: unknown field `site`, expected one of"),
+        "{}",
+        stderr(&out)
+    );
+    let again = line(serde_json::json!({"id": "p1", "html": "<p>a</p>", "text": "a"}));
+    let out = train(&(pages.clone() + &again));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("-:5: id \"p1\" is also the id of line 2"),
+        "{}",
+        stderr(&out)
+    );
+    // A page given for the data is named as not JSON, the file once.
+    let html = dir.path().join("page.html");
+    std::fs::write(&html, generated(1)).unwrap();
+    let out = textsift(&["train", "--data", path_str(&html), "--folds", "0"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let msg = stderr(&out);
+    assert!(msg.contains("page.html:1: not a JSON object;"), "{msg}");
+    assert_eq!(msg.matches("page.html").count(), 1, "{msg}");
+    // A page with an empty gold text (a misspelt key in a WCXB ground truth reads so): named.
+    let empty = line(serde_json::json!({"id": "blank", "html": generated(5), "text": " "}));
+    let out = train(&(pages.clone() + &empty));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("-: note: 1 page with an empty gold text, all boilerplate: blank\n"),
+        "{}",
+        stderr(&out)
+    );
+    // A page that cannot be read: the others are scored, and the exit code says one failed.
+    let gone = line(serde_json::json!({"id": "gone", "html_path": "no/such.html", "text": "a"}));
+    let eval = textsift(
+        &["eval", "--model", path_str(&model), "--data", "-"],
+        Some((pages + &gone).as_bytes()),
+    );
+    assert_eq!(eval.status.code(), Some(1), "{}", stderr(&eval));
+    assert!(
+        stdout(&eval).contains("| **all** | 4 |"),
+        "{}",
+        stdout(&eval)
+    );
+    assert!(
+        stderr(&eval).ends_with("1 of 5 pages skipped (named above); scored on the other 4\n"),
+        "{}",
+        stderr(&eval)
     );
 }
 

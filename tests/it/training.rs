@@ -106,6 +106,28 @@ fn pages_of_fewer_sites_than_folds_are_still_cross_validated() {
         cv.grouping
     );
     assert!(cv.all.overall().f1 > 0.9, "{}", cv.all.markdown());
+    // Pages that name no site (block records of page files, a manifest without `url`): each
+    // is a group of its own, and the report does not claim sites kept apart.
+    let mut unsited = pages.clone();
+    for (i, p) in unsited.iter_mut().enumerate() {
+        p.group = if i == 0 {
+            p.id.clone()
+        } else {
+            format!("site{}", i % 4)
+        };
+    }
+    let cv = train::cross_validate(&unsited, &recipe).unwrap();
+    assert!(
+        cv.grouping.contains("1 of the 24 pages name no site"),
+        "{}",
+        cv.grouping
+    );
+    for p in &mut unsited {
+        p.group = p.id.clone();
+    }
+    let cv = train::cross_validate(&unsited, &recipe).unwrap();
+    assert!(cv.grouping.starts_with("page by page"), "{}", cv.grouping);
+    assert_eq!(cv.folds.len(), 3);
     // The site's own class names are learned, its pages standing for the sites that a token
     // must be found on (its menu, its related links).
     let model = train::train_final(&pages, &recipe, vec![], Some(&cv), "2026-01-01".into());
