@@ -1063,6 +1063,26 @@ fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The page files of a WCXB-style `html/` folder (`ID.html.gz`, `ID.html`, `ID.htm`) whose id
+/// is not among `known`, sorted: pages without a ground truth, which training passes over.
+fn unannotated_pages(html: &std::path::Path, known: &std::collections::HashSet<&str>) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(html) else {
+        return Vec::new();
+    };
+    let mut alone: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let id = [".html.gz", ".html", ".htm"]
+                .iter()
+                .find_map(|ext| name.strip_suffix(ext))?;
+            (!known.contains(id)).then(|| id.to_string())
+        })
+        .collect();
+    alone.sort();
+    alone
+}
+
 /// `--data -` named more than once: standard input can be read only once.
 fn check_data_stdin(data: &[PathBuf], command: &str) {
     if data.iter().filter(|d| d.as_os_str() == "-").count() > 1 {
@@ -1098,6 +1118,25 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
             let line = format!("textsift: {}: page {id}: {file}{e} (skipped)", d.display());
             report!("{}", one_line(&line));
             skipped.push((id, e.to_string()));
+        }
+        if d.is_dir() {
+            let known: std::collections::HashSet<&str> = ok
+                .iter()
+                .map(|p| p.id.as_str())
+                .chain(skipped.iter().map(|(id, _)| id.as_str()))
+                .collect();
+            let alone = unannotated_pages(&d.join("html"), &known);
+            if !alone.is_empty() {
+                let more = if alone.len() > 5 { ", …" } else { "" };
+                let line = format!(
+                    "textsift: {}: note: {} page{} in html/ with no ground-truth file, not used: {}{more}",
+                    d.display(),
+                    alone.len(),
+                    if alone.len() == 1 { "" } else { "s" },
+                    alone[..alone.len().min(5)].join(", ")
+                );
+                report!("{}", one_line(&line));
+            }
         }
         // A ground-truth file without `main_content`, or with a misspelt key, reads as a page
         // with nothing to keep (WCXB's own metric scores it so): named, in case it is not meant.

@@ -990,6 +990,54 @@ fn manifests_are_read_from_standard_input_and_checked_key_by_key() {
 }
 
 #[test]
+fn a_wcxb_folder_names_its_pages_without_gold_text_or_ground_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("ground-truth")).unwrap();
+    std::fs::create_dir_all(root.join("html")).unwrap();
+    for i in 1..=3 {
+        std::fs::write(root.join(format!("html/000{i}.html")), generated(i)).unwrap();
+    }
+    let gt = serde_json::json!({"url": "https://a.example/1",
+                                "ground_truth": {"main_content": generated_gold(1)}});
+    std::fs::write(root.join("ground-truth/0001.json"), gt.to_string()).unwrap();
+    // A misspelt key: read as a page with no main content, as WCXB's metric reads it.
+    let gt = serde_json::json!({"url": "https://b.example/2",
+                                "ground_truth": {"main_contnet": generated_gold(2)}});
+    std::fs::write(root.join("ground-truth/0002.json"), gt.to_string()).unwrap();
+    let model = root.join("m.tsm");
+    let out = textsift(
+        &[
+            "train",
+            "--data",
+            path_str(root),
+            "--out",
+            path_str(&model),
+            "--folds",
+            "0",
+            "--trees",
+            "3",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let data = path_str(root);
+    assert!(
+        err.contains(&format!(
+            "{data}: note: 1 page in html/ with no ground-truth file, not used: 0003\n"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "{data}: note: 1 page with an empty gold text, all boilerplate: 0002\n"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn files_that_cannot_be_written_are_named_before_the_work() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("pages.jsonl");
