@@ -48,6 +48,16 @@ impl Default for SegmentLimits {
     }
 }
 
+impl SegmentLimits {
+    /// Refuse a limit of zero, which would refuse or cut every page.
+    pub fn check(&self) -> Result<()> {
+        if self.max_nodes == 0 || self.max_blocks == 0 {
+            return Err(Error::Config("limits must be above zero".into()));
+        }
+        Ok(())
+    }
+}
+
 /// Context bits of an element, inherited by everything inside it.
 pub mod ctx {
     /// Inside `<article>` or `role=article`.
@@ -1797,6 +1807,7 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
 
 /// Parse an HTML document and cut it into blocks.
 pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
+    limits.check()?;
     // Decided for the whole page: a text node of its own may not show that it is mojibake.
     let mend = crate::html::double_encoded(html);
     let html = flatten_deep_nesting(html, MAX_NESTING);
@@ -1904,6 +1915,23 @@ mod tests {
             .into_iter()
             .map(|b| b.text)
             .collect()
+    }
+
+    #[test]
+    fn limits_of_zero_are_refused() {
+        for limits in [
+            SegmentLimits {
+                max_nodes: 0,
+                ..SegmentLimits::default()
+            },
+            SegmentLimits {
+                max_blocks: 0,
+                ..SegmentLimits::default()
+            },
+        ] {
+            let err = segment("<p>Text.</p>", limits).unwrap_err().to_string();
+            assert_eq!(err, "invalid setting: limits must be above zero");
+        }
     }
 
     #[test]

@@ -186,8 +186,8 @@ impl Extractor {
     /// stay kept, whatever the order of the two settings (`limits.segment.links` can only
     /// turn them on; `links(false)` turns them off).
     pub fn limits(mut self, limits: Limits) -> Result<Extractor> {
-        if limits.max_bytes == 0 || limits.segment.max_nodes == 0 || limits.segment.max_blocks == 0
-        {
+        limits.segment.check()?;
+        if limits.max_bytes == 0 {
             return Err(Error::Config("limits must be above zero".into()));
         }
         let links = self.limits.segment.links || limits.segment.links;

@@ -1065,7 +1065,10 @@ fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
 
 /// The page files of a WCXB-style `html/` folder (`ID.html.gz`, `ID.html`, `ID.htm`) whose id
 /// is not among `known`, sorted: pages without a ground truth, which training passes over.
-fn unannotated_pages(html: &std::path::Path, known: &std::collections::HashSet<&str>) -> Vec<String> {
+fn unannotated_pages(
+    html: &std::path::Path,
+    known: &std::collections::HashSet<&str>,
+) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(html) else {
         return Vec::new();
     };

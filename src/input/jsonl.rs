@@ -62,7 +62,7 @@ pub(super) fn jsonl_lines(
             Ok(Some(Ok(line))) => line,
             Ok(Some(Err(len))) => {
                 return Some(Err(Item::new(place, Err(Error::TooLarge(format!(
-                        "a line of {len} bytes, more than {max_line} (raise the limit with --max-bytes)"
+                        "a line of {len} bytes, more than {max_line} (raise the limit with --max-bytes or Limits::max_bytes)"
                     ))))))
             }
             Err(e) => {
