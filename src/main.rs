@@ -1086,6 +1086,22 @@ fn unannotated_pages(
     alone
 }
 
+/// A note on stderr about some pages of `data`: how many, and the ids of the first five.
+fn note_pages(data: &std::path::Path, ids: &[&str], what: &str) {
+    if ids.is_empty() {
+        return;
+    }
+    let more = if ids.len() > 5 { ", …" } else { "" };
+    let line = format!(
+        "textsift: {}: note: {} page{} {what}: {}{more}",
+        data.display(),
+        ids.len(),
+        if ids.len() == 1 { "" } else { "s" },
+        ids[..ids.len().min(5)].join(", ")
+    );
+    report!("{}", one_line(&line));
+}
+
 /// `--data -` named more than once: standard input can be read only once.
 fn check_data_stdin(data: &[PathBuf], command: &str) {
     if data.iter().filter(|d| d.as_os_str() == "-").count() > 1 {
@@ -1129,17 +1145,8 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
                 .chain(skipped.iter().map(|(id, _)| id.as_str()))
                 .collect();
             let alone = unannotated_pages(&d.join("html"), &known);
-            if !alone.is_empty() {
-                let more = if alone.len() > 5 { ", …" } else { "" };
-                let line = format!(
-                    "textsift: {}: note: {} page{} in html/ with no ground-truth file, not used: {}{more}",
-                    d.display(),
-                    alone.len(),
-                    if alone.len() == 1 { "" } else { "s" },
-                    alone[..alone.len().min(5)].join(", ")
-                );
-                report!("{}", one_line(&line));
-            }
+            let alone: Vec<&str> = alone.iter().map(String::as_str).collect();
+            note_pages(d, &alone, "in html/ with no ground-truth file, not used");
         }
         // A ground-truth file without `main_content`, or with a misspelt key, reads as a page
         // with nothing to keep (WCXB's own metric scores it so): named, in case it is not meant.
@@ -1148,17 +1155,7 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
             .filter(|p| p.gold.as_deref().is_some_and(|g| g.trim().is_empty()))
             .map(|p| p.id.as_str())
             .collect();
-        if !empty.is_empty() {
-            let more = if empty.len() > 5 { ", …" } else { "" };
-            let line = format!(
-                "textsift: {}: note: {} page{} with an empty gold text, all boilerplate: {}{more}",
-                d.display(),
-                empty.len(),
-                if empty.len() == 1 { "" } else { "s" },
-                empty[..empty.len().min(5)].join(", ")
-            );
-            report!("{}", one_line(&line));
-        }
+        note_pages(d, &empty, "with an empty gold text, all boilerplate");
         pages.extend(ok);
     }
     if pages.is_empty() {
