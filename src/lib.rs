@@ -8,6 +8,23 @@
 //! [`forest`] and [`context`]) → [`decode`] (labels) → [`output`]. Beside them: [`annotate`]
 //! (annotations to block labels), [`train`], [`eval`], [`extract`] (the [`Extractor`]) and
 //! [`batch`] (ordered parallel runs).
+//!
+//! ```
+//! let extractor = textsift::Extractor::new()?; // the embedded model; or Extractor::from_model_file("my.tsm")
+//! let page = b"<title>Hi</title><nav><a href=/>Home</a> <a href=/news>News</a></nav>\
+//!              <article><p>The main text of the page: a few sentences of prose. \
+//!              A menu and a footer are around it.</p></article><footer>&copy; 2026 Example</footer>";
+//! let extraction = extractor.extract(page)?;
+//! assert_eq!(extraction.title, "Hi");
+//! assert_eq!(
+//!     extraction.text,
+//!     "The main text of the page: a few sentences of prose. A menu and a footer are around it."
+//! );
+//! for block in &extraction.blocks {
+//!     println!("{:?} {:.2} {}", block.label, block.score, block.text);
+//! }
+//! # Ok::<(), textsift::Error>(())
+//! ```
 
 // Every public item is documented; CI's clippy `-D warnings` keeps it so.
 #![warn(missing_docs)]
