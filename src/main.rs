@@ -1086,15 +1086,15 @@ fn unannotated_pages(
     alone
 }
 
-/// A note on stderr about some pages of `data`: how many, and the ids of the first five.
-fn note_pages(data: &std::path::Path, ids: &[&str], what: &str) {
+/// A note on stderr about some pages (of `data`, when named): how many, and the first five.
+fn note_pages(data: Option<&std::path::Path>, ids: &[&str], what: &str) {
     if ids.is_empty() {
         return;
     }
     let more = if ids.len() > 5 { ", …" } else { "" };
+    let data = data.map_or(String::new(), |d| format!("{}: ", d.display()));
     let line = format!(
-        "textsift: {}: note: {} page{} {what}: {}{more}",
-        data.display(),
+        "textsift: {data}note: {} page{} {what}: {}{more}",
         ids.len(),
         if ids.len() == 1 { "" } else { "s" },
         ids[..ids.len().min(5)].join(", ")
@@ -1146,7 +1146,11 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
                 .collect();
             let alone = unannotated_pages(&d.join("html"), &known);
             let alone: Vec<&str> = alone.iter().map(String::as_str).collect();
-            note_pages(d, &alone, "in html/ with no ground-truth file, not used");
+            note_pages(
+                Some(d),
+                &alone,
+                "in html/ with no ground-truth file, not used",
+            );
         }
         // A ground-truth file without `main_content`, or with a misspelt key, reads as a page
         // with nothing to keep (WCXB's own metric scores it so): named, in case it is not meant.
@@ -1155,7 +1159,7 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
             .filter(|p| p.gold.as_deref().is_some_and(|g| g.trim().is_empty()))
             .map(|p| p.id.as_str())
             .collect();
-        note_pages(d, &empty, "with an empty gold text, all boilerplate");
+        note_pages(Some(d), &empty, "with an empty gold text, all boilerplate");
         pages.extend(ok);
     }
     if pages.is_empty() {
@@ -1246,6 +1250,22 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         blocks,
         t0.elapsed().as_secs_f64(),
         oracle.overall().f1
+    );
+    // A gold text that the page's words hardly match: another page's, or text that the HTML
+    // does not hold (filled in by a script). Lowest first.
+    let mut poor: Vec<(f64, String)> = oracle
+        .pages
+        .iter()
+        .filter(|o| o.f1 < 0.5)
+        .map(|o| (o.f1, format!("{} ({:.2})", o.id, o.f1)))
+        .collect();
+    poor.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let poor: Vec<&str> = poor.iter().map(|(_, s)| s.as_str()).collect();
+    note_pages(
+        None,
+        &poor,
+        "whose gold text the blocks match poorly (oracle word F1 below 0.5; a gold text of \
+         another page, or text the HTML does not hold?)",
     );
     if !pages.iter().any(|p| p.labels.contains(&true)) {
         report!(

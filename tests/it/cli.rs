@@ -970,6 +970,21 @@ fn manifests_are_read_from_standard_input_and_checked_key_by_key() {
         "{}",
         stderr(&out)
     );
+    // A gold text that is not the page's: named, with its oracle score.
+    let other = line(serde_json::json!({"id": "other", "html": generated(6),
+                                        "text": "Lorem ipsum dolor sit amet, consectetur."}));
+    let out = train(&(pages.clone() + &other));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "note: 1 page whose gold text the blocks match poorly (oracle word \
+                               F1 below 0.5; a gold text of another page, or text the HTML does \
+                               not hold?): other (0.00)\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&train(&pages)).contains("match poorly"));
     // A page that cannot be read: the others are scored, and the exit code says one failed.
     let gone = line(serde_json::json!({"id": "gone", "html_path": "no/such.html", "text": "a"}));
     let eval = textsift(
