@@ -5,7 +5,8 @@ use std::path::PathBuf;
 /// Everything that can go wrong in textsift, per input or per model.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A file or directory could not be read.
+    /// A file or directory could not be read. The message leaves the path out, as a batch
+    /// names the page's source before it (`SOURCE: cannot read: …`); `path` holds it.
     #[error("cannot read: {source}")]
     Io {
         /// The path that failed.
