@@ -462,6 +462,29 @@ pub enum Container {
 /// The UTF-8 byte-order mark.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// Whether a file's name says it holds JSON Lines (`.jsonl` or `.ndjson`, compressed or not):
+/// such a file is read record by record though its first line is not a record (a download
+/// resumed or cut mid-line), and that line is reported as a bad record.
+fn named_json_lines(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().to_lowercase());
+    let name = [".gz", ".zst", ".zstd"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext))
+        .unwrap_or(&name);
+    name.ends_with(".jsonl") || name.ends_with(".ndjson")
+}
+
+/// A container told from the first bytes, with a page read as JSON Lines when the file's
+/// name says so.
+fn as_named(told: Container, path: Option<&Path>) -> Container {
+    match told {
+        Container::Page if path.is_some_and(named_json_lines) => Container::JsonLines,
+        other => other,
+    }
+}
+
 fn container_of(head: &[u8]) -> Container {
     // Some Windows tools begin every text file they write with a byte-order mark.
     let head = head.strip_prefix(UTF8_BOM).unwrap_or(head);
@@ -593,7 +616,7 @@ fn opened_unguarded(
         Err(e) => return single(Err(e)),
     };
     let kind = match stream.fill_buf() {
-        Ok(h) => container_of(h),
+        Ok(h) => as_named(container_of(h), path.as_deref()),
         Err(e) => {
             let path = path.unwrap_or_else(|| PathBuf::from("-"));
             return single(Err(stream_error(e, |source| Error::Io { path, source })));
@@ -727,7 +750,7 @@ fn file_container(path: &Path) -> Option<Container> {
         return None;
     }
     let raw = file_head(&mut std::fs::File::open(path).ok()?)?;
-    told_container(&raw, raw.len() as u64 >= meta.len())
+    told_container(&raw, raw.len() as u64 >= meta.len()).map(|c| as_named(c, Some(path)))
 }
 
 /// A file's first bytes, as many as [`head_to_read`] says tell what it holds.
@@ -763,7 +786,7 @@ fn packed_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
     // at its first bytes took would be lost to the stream path, and a FIFO's writer may be
     // cut off when its reader closes.
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > max_bytes {
+    if !meta.is_file() || meta.len() > max_bytes || named_json_lines(path) {
         return None;
     }
     let mut file = std::fs::File::open(path).ok()?;
@@ -995,6 +1018,39 @@ mod tests {
         let pending: Vec<Pending> =
             pending_pages("missing.html".into(), Some(missing), &Reading::new(1 << 20)).collect();
         assert!(matches!(&pending[..], [Pending(Deferred::Read(item))] if item.bytes.is_err()));
+    }
+
+    #[test]
+    fn a_json_lines_file_by_its_name_is_read_by_record_though_its_first_line_is_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = b"l\": \"<p>cut</p>\"}\n{\"id\": \"r1\", \"html\": \"<p>x</p>\"}\n";
+        for name in ["cut.jsonl", "cut.NDJSON.gz", "cut.txt"] {
+            let path = dir.path().join(name);
+            let data = if name.ends_with(".gz") {
+                gz(lines)
+            } else {
+                lines.to_vec()
+            };
+            std::fs::write(&path, data).unwrap();
+            let items: Vec<Item> =
+                pages(name.to_string(), Some(path.clone()), &Reading::new(1 << 20)).collect();
+            let got: Vec<(&str, bool)> = items
+                .iter()
+                .map(|i| (i.source.as_str(), i.bytes.is_ok()))
+                .collect();
+            if name == "cut.txt" {
+                // A name that does not say JSON Lines: one page, as its first bytes say.
+                assert_eq!(got, [("cut.txt", true)]);
+                assert_eq!(container(Some(&path)), Container::Page);
+            } else {
+                assert_eq!(
+                    got,
+                    [(&*format!("{name}:1"), false), ("r1", true)],
+                    "{name}"
+                );
+                assert_eq!(container(Some(&path)), Container::JsonLines, "{name}");
+            }
+        }
     }
 
     #[test]

@@ -121,10 +121,18 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
                 ..Item::new(source, bytes)
             }
         }
-        Ok(RecordParts { id, url, .. }) => Item::new(
-            record_name(id, url).unwrap_or(place),
-            Err(not_a_record(keys, format!("missing field `{}`", keys.html))),
-        ),
+        // Read as a record, though without its page: named, with its URL and the fields
+        // passed through, as a record with a page is.
+        Ok(RecordParts { id, url, kept, .. }) => Item {
+            url: url.clone(),
+            fields: (!keys.keep.is_empty())
+                .then(|| fields_object(&kept))
+                .flatten(),
+            ..Item::new(
+                record_name(id, url).unwrap_or(place),
+                Err(not_a_record(keys, format!("missing field `{}`", keys.html))),
+            )
+        },
         Err(e) => Item::new(
             // The record's name alone, read again without its page, so that the report
             // names the record.
@@ -256,7 +264,12 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
             match field {
                 Field::Html => parts.html = Some(map.next_value()?),
                 Field::Id => parts.id = map.next_value()?,
-                Field::Url => parts.url = map.next_value()?,
+                Field::Url => {
+                    // A URL that is not a string (a number, a list) names nothing; the
+                    // record's page is read all the same.
+                    let value: Option<serde_json::Value> = map.next_value()?;
+                    parts.url = value.as_ref().and_then(|v| v.as_str()).map(str::to_owned);
+                }
                 _ => {
                     let value: Option<serde_json::Value> = map.next_value()?;
                     parts.url = value.as_ref().and_then(|v| v.as_str()).map(str::to_owned);
@@ -482,6 +495,34 @@ mod tests {
         );
         let (_, _, err) = record(r#"{"raw": "<p>a</p>", "raw": "<p>b</p>"}"#, &custom);
         assert!(err.unwrap_err().contains("duplicate field `raw`"));
+        // A URL that is not a string names nothing, and costs the page nothing.
+        assert_eq!(
+            record(
+                r#"{"id": "s", "url": 123, "html": "<p>a</p>"}"#,
+                &Reading::default()
+            ),
+            ok("s", None, "<p>a</p>")
+        );
+        // A record without its page keeps its URL and the fields passed through, for the
+        // report of the page that failed.
+        let keep = Reading::new(1 << 20)
+            .keys(RecordKeys {
+                keep: vec!["lang".into()],
+                ..RecordKeys::default()
+            })
+            .unwrap();
+        let item = jsonl_record(
+            "f.jsonl:1".into(),
+            br#"{"id": "x1", "url": "http://u/1", "lang": "en", "body": "<p>hi</p>"}"#,
+            &keep,
+        );
+        assert_eq!(item.source, "x1");
+        assert!(item.bytes.is_err());
+        assert_eq!(item.url.as_deref(), Some("http://u/1"));
+        assert_eq!(
+            item.fields.map(|f| f.get().to_string()).as_deref(),
+            Some(r#"{"lang":"en"}"#)
+        );
         let (source, _, err) = record(r#"["i", null, "<p>a</p>"]"#, &Reading::default());
         assert_eq!(source, "f.jsonl:1");
         assert!(err.unwrap_err().contains("expected a JSON object"));
