@@ -298,7 +298,10 @@ impl Iterator for InputList {
             if self.separator != Some(0) && entry.last() == Some(&b'\r') {
                 entry.pop();
             }
-            if !entry.is_empty() {
+            // A line of spaces alone is a blank line (no one names a file so); a NUL-separated
+            // list names paths exactly.
+            let blank = self.separator != Some(0) && entry.iter().all(u8::is_ascii_whitespace);
+            if !entry.is_empty() && !blank {
                 return Some(Ok(os_string(entry)));
             }
         }
@@ -863,6 +866,9 @@ mod tests {
         // Lines: `\r` ends a line only before its `\n`, blank lines and a missing last line
         // end are passed over.
         assert_eq!(listed(b"a\r\n\nb c\rd\n\ne"), ok(&["a", "b c\rd", "e"]));
+        // A line of spaces is blank; a name with spaces around it keeps them.
+        assert_eq!(listed(b"a\n   \n \t\r\n b \n"), ok(&["a", " b "]));
+        assert_eq!(listed(b"a\0 \0"), ok(&["a", " "]));
         // NUL bytes, once the first entry ends with one: a line feed or a `\r` is then part of
         // a name, and empty entries are passed over.
         assert_eq!(listed(b"a\0b\nc\r\0\0d"), ok(&["a", "b\nc\r", "d"]));
