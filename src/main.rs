@@ -945,9 +945,9 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     }
     let ex = extractor(&args.model, args.input.max_bytes, "extract")?.links(args.links);
     let single = one_page(&args.input);
-    // Blocks and Markdown are asked for as fields of records: JSON for one page, as for
-    // several.
-    let fields = args.blocks || args.markdown;
+    // Blocks, Markdown and fields passed through are asked for as fields of records: JSON
+    // for one page, as for several.
+    let fields = args.blocks || args.markdown || !args.keep_field.is_empty();
     let format = args.format.unwrap_or(match (single, fields) {
         (true, false) => Format::Text,
         (true, true) => Format::Json,

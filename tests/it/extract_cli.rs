@@ -1054,6 +1054,16 @@ fn fields_of_json_lines_records_pass_through() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--keep-field needs --format json or jsonl"));
+    // Asked for on one page without a format: JSON, as for --blocks.
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, "<p>One page of text.</p>").unwrap();
+    let out = textsift(
+        &["extract", "--keep-field", "lang", page.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("{\"source\":"), "{}", stdout(&out));
 }
 
 #[test]
