@@ -287,18 +287,23 @@ pub(super) fn warc_pages(
             Ok(Record::Other) => continue,
             Ok(Record::Item(item)) => return Some(item),
             // The records that the bad one ran into are read again.
-            Ok(Record::Bad(e, Some(bytes))) => {
+            Ok(Record::Bad(item, Some(bytes))) => {
                 stream.replay(bytes);
-                return Some(Item::new(place, Err(e)));
+                return Some(item);
             }
-            Ok(Record::Bad(e, None)) | Err(e) => {
+            bad => {
+                let item = match bad {
+                    Ok(Record::Bad(item, _)) => item,
+                    Err(e) => Item::new(place, Err(e)),
+                    Ok(_) => unreachable!("the records that hold together are matched above"),
+                };
                 // A read error (corrupt gzip) ends the stream, as does its end.
                 match resync(&mut stream) {
                     // The version line it read is read again.
                     Ok(true) => stream.replay(WARC_LINE.to_vec()),
                     Ok(false) | Err(_) => ended = true,
                 }
-                return Some(Item::new(place, Err(e)));
+                return Some(item);
             }
         }
     })
@@ -363,9 +368,10 @@ enum Record {
     /// A page, or a response or resource without one ([`Error::NoPage`]), or one that cannot
     /// be read.
     Item(Item),
-    /// A record whose length does not end where it does, and the bytes of its block from
-    /// where a record seems to start inside it, if any ([`Body::replay`]).
-    Bad(Error, Option<Vec<u8>>),
+    /// A record whose length does not end where it does (a failed page, named as a page of
+    /// that record would be), and the bytes of its block from where a record seems to start
+    /// inside it, if any ([`Body::replay`]).
+    Bad(Item, Option<Vec<u8>>),
 }
 
 /// The next record of a WARC stream; an error for a record that does not hold together.
@@ -409,6 +415,10 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         && record_ends(stream)
             .map_err(|e| stream_error(e, |e| Error::Record(format!("bad WARC record: {e}"))))?;
     if !ends {
+        // A record that would have been a page is named as its page would be, with its
+        // record id, so that the failure joins back to the crawl; another by its place, its
+        // target URI in the message.
+        let named = uri.as_deref().filter(|_| wanted);
         let mut why = if got < len {
             format!(
                 "truncated WARC record: its Content-Length is {len}, the file ends after {got} \
@@ -417,6 +427,7 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         } else {
             let of = uri
                 .as_deref()
+                .filter(|_| named.is_none())
                 .map(|u| format!(" for {u}"))
                 .unwrap_or_default();
             format!(
@@ -427,7 +438,12 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         if replay.is_some() {
             why.push_str("; reading on at a record that starts inside it");
         }
-        return Ok(Record::Bad(Error::Record(why), replay));
+        let item = Item {
+            warc: wanted.then(|| record.clone()),
+            url: named.map(str::to_owned),
+            ..Item::new(named.unwrap_or(place).to_string(), Err(Error::Record(why)))
+        };
+        return Ok(Record::Bad(item, replay));
     }
     let url = uri.clone();
     let source = uri.unwrap_or_else(|| place.to_string());

@@ -1063,7 +1063,11 @@ fn fields_of_json_lines_records_pass_through() {
         None,
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("{\"source\":"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("{\n  \"source\":"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

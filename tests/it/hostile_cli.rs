@@ -160,7 +160,7 @@ fn hostile_set(dir: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     .concat();
     std::fs::write(&warc, w).unwrap();
     good.insert("https://example.com/a".into());
-    bad.insert(format!("{}#2", warc.display()));
+    bad.insert("https://example.com/b".to_string());
 
     // Files that cannot be read: a dangling link (for everyone) and a file without
     // permissions (for everyone but root).
@@ -270,6 +270,6 @@ fn batch_over_a_hostile_directory() {
     assert!(reason("document.pdf").contains("PDF"));
     assert!(reason("random.bin").contains("not an HTML page"));
     assert!(reason("zz-dangling.html").contains("cannot read"));
-    assert!(reason("crawl.warc#2").contains("Content-Length"));
+    assert!(reason("https://example.com/b").contains("Content-Length"));
     assert!(reason("records.jsonl:2").contains("not a JSON record"));
 }
