@@ -272,6 +272,32 @@ pub struct WcxbPage {
     pub gold: String,
 }
 
+/// The names a WCXB-style folder's page files end with, in the order they are looked for.
+const PAGE_EXTENSIONS: [&str; 3] = [".html.gz", ".html", ".htm"];
+
+/// The ids of the page files in a WCXB-style folder's `html/` that have no ground truth (not
+/// among `known`, the ids read), sorted: pages that training passes over.
+pub fn pages_without_ground_truth(
+    dir: &Path,
+    known: &std::collections::HashSet<&str>,
+) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir.join("html")) else {
+        return Vec::new();
+    };
+    let mut alone: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let id = PAGE_EXTENSIONS
+                .iter()
+                .find_map(|ext| name.strip_suffix(ext))?;
+            (!known.contains(id)).then(|| id.to_string())
+        })
+        .collect();
+    alone.sort();
+    alone
+}
+
 /// The pages of a WCXB-style folder (`DIR/ground-truth/ID.json`, `DIR/html/ID.html[.gz]`), in
 /// id order, as training reads them.
 pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
@@ -294,8 +320,9 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
             some => format!("; {} are such folders", some.join(", ")),
         };
         return Err(Error::Annotation(format!(
-            "no ground-truth folder in it (annotated data is a WCXB-style folder, with \
-             ground-truth/ID.json and html/ID.html.gz, or a JSON Lines file){hint}"
+            "{}: no ground-truth folder in it (annotated data is a WCXB-style folder, with \
+             ground-truth/ID.json and html/ID.html.gz, or a JSON Lines file){hint}",
+            dir.display()
         )));
     }
     let entries = std::fs::read_dir(&gt_dir).map_err(|source| Error::Io {
@@ -345,9 +372,9 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
             .and_then(|p| p.get("primary").or(Some(p)))
             .and_then(|p| p.as_str())
             .map(|p| if p == "category" { "collection" } else { p }.to_string());
-        let html = ["html.gz", "html", "htm"]
+        let html = PAGE_EXTENSIONS
             .iter()
-            .map(|ext| html_dir.join(format!("{id}.{ext}")))
+            .map(|ext| html_dir.join(format!("{id}{ext}")))
             .find(|p| p.exists())
             .unwrap_or_else(|| html_dir.join(format!("{id}.html.gz")));
         pages.push(WcxbPage {

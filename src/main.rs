@@ -1063,29 +1063,6 @@ fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The page files of a WCXB-style `html/` folder (`ID.html.gz`, `ID.html`, `ID.htm`) whose id
-/// is not among `known`, sorted: pages without a ground truth, which training passes over.
-fn unannotated_pages(
-    html: &std::path::Path,
-    known: &std::collections::HashSet<&str>,
-) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(html) else {
-        return Vec::new();
-    };
-    let mut alone: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let id = [".html.gz", ".html", ".htm"]
-                .iter()
-                .find_map(|ext| name.strip_suffix(ext))?;
-            (!known.contains(id)).then(|| id.to_string())
-        })
-        .collect();
-    alone.sort();
-    alone
-}
-
 /// A note on stderr about some pages (of `data`, when named): how many, and the first five.
 fn note_pages(data: Option<&std::path::Path>, ids: &[&str], what: &str) {
     if ids.is_empty() {
@@ -1119,14 +1096,10 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
     let mut skipped = Vec::new();
     for d in data {
         let (ok, bad) = textsift::annotate::load(d, min_aligned, input::DEFAULT_MAX_BYTES)
-            .map_err(|e| {
-                // Most messages of a bad file name it with the line already.
-                let msg = e.to_string();
-                if msg.contains(&*d.to_string_lossy()) {
-                    anyhow::anyhow!(msg)
-                } else {
-                    at_path(d)(e)
-                }
+            .map_err(|e| match e {
+                // Named with its file (and line) already.
+                e @ Error::Annotation(_) => e.into(),
+                e => at_path(d)(e),
             })?;
         for (id, e) in bad {
             // A page file of a manifest or a folder: the path tried, as resolved.
@@ -1144,7 +1117,7 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
                 .map(|p| p.id.as_str())
                 .chain(skipped.iter().map(|(id, _)| id.as_str()))
                 .collect();
-            let alone = unannotated_pages(&d.join("html"), &known);
+            let alone = textsift::annotate::pages_without_ground_truth(d, &known);
             let alone: Vec<&str> = alone.iter().map(String::as_str).collect();
             note_pages(
                 Some(d),

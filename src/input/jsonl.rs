@@ -115,9 +115,7 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
             Item {
                 charset: Some("utf-8".into()),
                 url,
-                fields: (!keys.keep.is_empty())
-                    .then(|| fields_object(&kept))
-                    .flatten(),
+                fields: kept_fields(keys, &kept),
                 ..Item::new(source, bytes)
             }
         }
@@ -125,9 +123,7 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
         // passed through, as a record with a page is.
         Ok(RecordParts { id, url, kept, .. }) => Item {
             url: url.clone(),
-            fields: (!keys.keep.is_empty())
-                .then(|| fields_object(&kept))
-                .flatten(),
+            fields: kept_fields(keys, &kept),
             ..Item::new(
                 record_name(id, url).unwrap_or(place),
                 Err(not_a_record(keys, format!("missing field `{}`", keys.html))),
@@ -143,6 +139,13 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
             Err(not_a_record(keys, e)),
         ),
     }
+}
+
+/// The fields passed through of a record, when any were asked for.
+fn kept_fields(keys: &RecordKeys, kept: &str) -> Option<Box<RawValue>> {
+    (!keys.keep.is_empty())
+        .then(|| fields_object(kept))
+        .flatten()
 }
 
 /// The error of a line that is not a record with a page.
@@ -264,21 +267,26 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
             match field {
                 Field::Html => parts.html = Some(map.next_value()?),
                 Field::Id => parts.id = map.next_value()?,
+                // A URL that is not a string (a number, a list) names nothing; the record's
+                // page is read all the same.
                 Field::Url => {
-                    // A URL that is not a string (a number, a list) names nothing; the
-                    // record's page is read all the same.
                     let value: Option<serde_json::Value> = map.next_value()?;
-                    parts.url = value.as_ref().and_then(|v| v.as_str()).map(str::to_owned);
+                    parts.url = string_of(value.as_ref());
                 }
                 _ => {
                     let value: Option<serde_json::Value> = map.next_value()?;
-                    parts.url = value.as_ref().and_then(|v| v.as_str()).map(str::to_owned);
+                    parts.url = string_of(value.as_ref());
                     parts.id = value;
                 }
             }
         }
         Ok(parts)
     }
+}
+
+/// A field's value when it is a string.
+fn string_of(value: Option<&serde_json::Value>) -> Option<String> {
+    value.and_then(|v| v.as_str()).map(str::to_owned)
 }
 
 /// Tells a record's field by its name, without copying the name.
