@@ -170,8 +170,9 @@ fn quoted(e: &Extraction, b: &ExtractedBlock) -> bool {
             && e.features.get(b.index, crate::features::F::InBlockquote) > 0.5)
 }
 
-/// The title and the main text, a blank line between them when there are both; the title
-/// is not written again when the text starts with it.
+/// The title and the main text, a blank line between them when there are both, and a
+/// newline at the end; the title is not written again when the text starts with it. A page
+/// with neither gives an empty string, as [`to_markdown`] does, not an empty line.
 pub fn to_text(e: &Extraction) -> String {
     let title = if title_block(e, first_piece(&e.blocks).as_ref()).is_some() {
         ""
@@ -183,7 +184,9 @@ pub fn to_text(e: &Extraction) -> String {
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join("\n\n");
-    out.push('\n');
+    if !out.is_empty() {
+        out.push('\n');
+    }
     out
 }
 
@@ -1136,6 +1139,16 @@ mod tests {
             to_markdown(&e),
             "# Tomatoes in  pots!\n\nSow in spring.\n\n## Tomatoes in pots\n\n"
         );
+        // Nothing kept: the title alone, or nothing at all (no empty line).
+        let mut none = blocks();
+        none.iter_mut()
+            .for_each(|b| b.label = Label::from_bool(false));
+        assert_eq!(
+            to_text(&page("Tomatoes in pots", none.clone())),
+            "Tomatoes in pots\n"
+        );
+        assert_eq!(to_text(&page("", none.clone())), "");
+        assert_eq!(to_markdown(&page("", none)), "");
         // Another title: both are written.
         let e = page("Growing tomatoes", blocks());
         assert!(to_text(&e).starts_with("Growing tomatoes\n\nTomatoes in  pots!\n\n"));
