@@ -161,24 +161,31 @@ struct Body {
     /// a record cut short by a crash, its length left as planned, runs into the records
     /// after it. At most `hold` bytes are held; past that, a later place is looked for.
     replay: Option<Vec<u8>>,
+    /// The error that stopped the reading before the block's end (a gzip member cut short):
+    /// the records held in `replay` are read all the same.
+    failed: Option<std::io::Error>,
 }
 
 /// Read a record's block of `len` bytes, keeping the first `keep` of them, and holding the
 /// bytes from where a record seems to start inside it (at most `hold` of them, [`Body`]).
-fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64) -> Result<Body> {
-    let io = |e: std::io::Error| Error::Record(format!("bad WARC record: {e}"));
+fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64) -> Body {
     let mut body = Body {
         kept: Vec::new(),
         got: 0,
         replay: None,
+        failed: None,
     };
     // The last bytes read, for a record start that straddles two reads.
     let mut carry: Vec<u8> = Vec::with_capacity(2 * RECORD_START_CARRY);
     while body.got < len {
-        let buf = r.fill_buf().map_err(io)?;
-        if buf.is_empty() {
-            break;
-        }
+        let buf = match r.fill_buf() {
+            Ok(buf) if !buf.is_empty() => buf,
+            Ok(_) => break,
+            Err(e) => {
+                body.failed = Some(e);
+                break;
+            }
+        };
         let n = buf
             .len()
             .min(usize::try_from(len - body.got).unwrap_or(usize::MAX));
@@ -201,7 +208,7 @@ fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64) -> Result<Body
         r.consume(n);
         body.got += n as u64;
     }
-    Ok(body)
+    body
 }
 
 /// Bytes of one read kept for the next, so that a record start across two reads is found:
@@ -262,7 +269,7 @@ fn record_ends(r: &mut dyn BufRead) -> std::io::Result<bool> {
 /// does) is reported, and reading goes on at the first record that starts inside its block
 /// (a record cut short runs into the records after it, [`Body::replay`]), else at the next
 /// line that starts a record, so that one bad record does not lose the rest of a crawl; a
-/// stream that ends or fails to read ends.
+/// stream that ends or fails to read ends, after the records held whole before the failure.
 pub(super) fn warc_pages(
     source: String,
     stream: Box<dyn BufRead + Send>,
@@ -410,7 +417,15 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         kept: body,
         got,
         replay,
-    } = warc_body(stream, len, keep, bound)?;
+        failed,
+    } = warc_body(stream, len, keep, bound);
+    let read_error = |e| stream_error(e, |e| Error::Record(format!("bad WARC record: {e}")));
+    // A block that cannot be read to its end holds no page; a record that it ran into and
+    // held whole is read again below, as after a block cut short.
+    let failed = match (failed, &replay) {
+        (Some(e), None) => return Err(read_error(e)),
+        (failed, _) => failed.map(read_error),
+    };
     let ends = got == len
         && record_ends(stream)
             .map_err(|e| stream_error(e, |e| Error::Record(format!("bad WARC record: {e}"))))?;
@@ -419,7 +434,12 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         // record id, so that the failure joins back to the crawl; another by its place, its
         // target URI in the message.
         let named = uri.as_deref().filter(|_| wanted);
-        let mut why = if got < len {
+        let mut why = if let Some(e) = &failed {
+            format!(
+                "truncated WARC record: its Content-Length is {len}, the file cannot be read \
+                 after {got} bytes ({e})"
+            )
+        } else if got < len {
             format!(
                 "truncated WARC record: its Content-Length is {len}, the file ends after {got} \
                  bytes"
@@ -782,7 +802,7 @@ mod tests {
         for capacity in 1..=block.len() {
             let read = |keep, hold| {
                 let mut r = std::io::BufReader::with_capacity(capacity, &block[..]);
-                warc_body(&mut r, len, keep, hold).unwrap()
+                warc_body(&mut r, len, keep, hold)
             };
             let body = read(5, 1000);
             assert_eq!((&body.kept[..], body.got), (&b"HTTP/"[..], len));
@@ -798,9 +818,6 @@ mod tests {
         }
         // A block that ends early says how much there was.
         let mut r = std::io::BufReader::with_capacity(4, &block[..]);
-        assert_eq!(
-            warc_body(&mut r, len + 10, len + 10, 1000).unwrap().got,
-            len
-        );
+        assert_eq!(warc_body(&mut r, len + 10, len + 10, 1000).got, len);
     }
 }

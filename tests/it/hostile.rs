@@ -1120,6 +1120,47 @@ fn warc_records_with_lying_lengths() {
         1 << 20,
     );
     assert!(got.last().unwrap().bytes.is_err());
+    // Gzipped record by record, the last member cut short: a record whose length runs into
+    // the cut still gives back the records it ran into, then the cut is reported.
+    let last = gzip(&ok("https://a.example/3"));
+    let got = items(
+        &write(
+            "members-cut.warc.gz",
+            &[
+                gzip(&warc_record(
+                    "response",
+                    "https://a.example/over",
+                    &body,
+                    Some(body.len() as u64 + 5000),
+                )),
+                gzip(&ok("https://a.example/2")),
+                last[..last.len() / 2].to_vec(),
+            ],
+        ),
+        1 << 20,
+    );
+    let read: Vec<(&str, bool)> = got
+        .iter()
+        .map(|i| (i.source.rsplit('/').next().unwrap(), i.bytes.is_ok()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("over", false),
+            ("2", true),
+            ("members-cut.warc.gz#3", false),
+        ]
+    );
+    let msg = error_of(&got[0]);
+    assert!(
+        msg.contains("truncated WARC record") && msg.contains("truncated gzip stream"),
+        "{msg}"
+    );
+    assert!(
+        matches!(got[2].bytes, Err(Error::Gzip(_))),
+        "{:?}",
+        got[2].bytes
+    );
     // Bytes after the last gzip member that start no other one (a file padded with zeros, a
     // stray line) are ignored, as `gzip -d` ignores them: no record is lost or failed.
     for (name, tail) in [
