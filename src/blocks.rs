@@ -1628,8 +1628,21 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 
 /// Elements deeper than this are dropped (their text is kept) before parsing: the HTML tree
 /// builder does work proportional to the depth of open elements at each tag, so a page nested
-/// 100,000 deep would take minutes.
+/// 100,000 deep would take minutes. A page of many tags is held to less ([`nesting_limit`]).
 pub const MAX_NESTING: usize = 2048;
+
+/// Tags times depth that the tree builder may walk: with a depth of [`MAX_NESTING`], millions
+/// of stray end tags (each walks the open elements to find its own) took 45 s on a page
+/// within the byte limit. At this budget the walks take about a second at most. The pages
+/// of WCXB dev hold at most 22,000 tags, far under the 131,072 from which the depth is cut.
+const NESTING_WORK: usize = 1 << 28;
+
+/// The depth to which a page of `tags` tags is flattened: [`MAX_NESTING`], less on a page of
+/// so many tags that walking that deep at each would cost more than [`NESTING_WORK`], but
+/// never under 64, deeper than real pages nest under their many tags.
+fn nesting_limit(tags: usize) -> usize {
+    (NESTING_WORK / tags.max(1)).clamp(64, MAX_NESTING)
+}
 
 /// A tag name of up to eight bytes, lower-cased, as one integer (little-endian, zero-padded):
 /// names of [`flatten_deep_nesting`] (ASCII letters, digits, `-`, `:`) are lower-cased by
@@ -1812,7 +1825,8 @@ pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
     limits.check()?;
     // Decided for the whole page: a text node of its own may not show that it is mojibake.
     let mend = crate::html::double_encoded(html);
-    let html = flatten_deep_nesting(html, MAX_NESTING);
+    let tags = memchr::memchr_iter(b'<', html.as_bytes()).count();
+    let html = flatten_deep_nesting(html, nesting_limit(tags));
     let (document, attributes, elements) = parse::parse(&html, limits.max_nodes, limits.links)?;
     segment_dom(&document, &attributes, elements, limits, mend)
 }
@@ -2633,6 +2647,31 @@ mod tests {
         assert_eq!(page.blocks[0].text, "inner words");
         let depth = page.elements[page.blocks[0].element as usize].depth as usize;
         assert!(depth <= MAX_NESTING + 4, "depth {depth}");
+    }
+
+    #[test]
+    fn a_page_of_many_tags_is_nested_less_deep() {
+        assert_eq!(nesting_limit(0), MAX_NESTING);
+        assert_eq!(nesting_limit(NESTING_WORK / MAX_NESTING), MAX_NESTING);
+        assert_eq!(nesting_limit(NESTING_WORK / 100), 100);
+        assert_eq!(nesting_limit(usize::MAX), 64);
+        // Deep nesting, then stray end tags that each walk the open elements: the page is
+        // flattened to the depth its number of tags allows, its text kept.
+        let strays = NESTING_WORK / 500;
+        let html = format!(
+            "{}<p>deep text</p>{}",
+            "<div>".repeat(1500),
+            "</li>".repeat(strays)
+        );
+        let page = segment(&html, SegmentLimits::default()).unwrap();
+        assert_eq!(page.blocks.len(), 1);
+        assert_eq!(page.blocks[0].text, "deep text");
+        let depth = page.elements[page.blocks[0].element as usize].depth as usize;
+        let limit = nesting_limit(strays + 1502);
+        assert!(
+            (490..=limit + 4).contains(&depth),
+            "depth {depth}, limit {limit}"
+        );
     }
 
     // The scan as first written: the fast one must agree with it.
