@@ -215,6 +215,9 @@ pub struct Page {
     /// a cell's `colspan` or `rowspan`, a small `<img>`), by element index in document order.
     /// [`Page::roles`] reads it.
     pub layout: Vec<(u32, Layout)>,
+    /// The page held more blocks than [`SegmentLimits::max_blocks`]: those after the limit
+    /// were dropped.
+    pub truncated: bool,
 }
 
 /// Numbering, spans and inline images that an element's attributes give it
@@ -1254,7 +1257,11 @@ impl Segmenter {
             }
             return;
         }
-        if self.skip_depth > 0 || self.full {
+        if self.skip_depth > 0 {
+            return;
+        }
+        if self.full {
+            self.page.truncated |= s.chars().any(char::is_alphanumeric);
             return;
         }
         let s = &*without_controls(s);

@@ -99,7 +99,7 @@ impl ExtractedBlock {
 }
 
 /// The result of extracting one page.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extraction {
     /// The page's headline ([`Page::headline`](crate::Page::headline)): the `<h1>` that its
     /// `<title>` or `og:title` confirms, or else one of those without the site's name.
@@ -114,6 +114,9 @@ pub struct Extraction {
     pub blocks: Vec<ExtractedBlock>,
     /// The features of every block (for the debug view).
     pub features: FeatureMatrix,
+    /// The page held more blocks than the limit ([`crate::SegmentLimits::max_blocks`]): the
+    /// blocks after it were dropped unread, so the text may lack the end of the content.
+    pub truncated: bool,
 }
 
 /// Extracts main content with a model and a decoder. Cheap to clone and share across threads.
@@ -343,6 +346,7 @@ impl Extractor {
             text,
             blocks,
             features: analysis.features,
+            truncated: page.truncated,
         };
         Ok((extraction, classes))
     }

@@ -264,7 +264,8 @@ struct ModelArgs {
     /// Most DOM nodes in a page, counted while parsing; a larger page is refused.
     #[arg(long, default_value_t = SegmentLimits::default().max_nodes, value_parser = parse_limit::<usize>)]
     max_nodes: usize,
-    /// Most blocks kept from a page; the rest of a larger page is dropped, not refused.
+    /// Most blocks kept from a page; the rest of a larger page is dropped, not refused (the
+    /// page's JSON record from extract says "truncated": true).
     #[arg(long, default_value_t = SegmentLimits::default().max_blocks, value_parser = parse_limit::<usize>)]
     max_blocks: usize,
 }

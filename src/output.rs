@@ -833,6 +833,10 @@ pub struct PageRecord<'a> {
     /// The main text as Markdown ([`to_markdown`]), only when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub markdown: Option<&'a str>,
+    /// `true` when the page held more blocks than the limit and the rest was dropped
+    /// ([`Extraction::truncated`]); left out otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
     /// Every block, only when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocks: Option<&'a [ExtractedBlock]>,
@@ -856,6 +860,7 @@ pub fn to_json<'a>(
         title: &e.title,
         text: &e.text,
         markdown: None,
+        truncated: e.truncated,
         blocks: with_blocks.then_some(e.blocks.as_slice()),
     }
 }
@@ -1048,7 +1053,7 @@ mod tests {
             title: String::new(),
             text: plain_text(&blocks),
             blocks,
-            features: crate::features::FeatureMatrix::default(),
+            ..Extraction::default()
         })
     }
 
@@ -1109,7 +1114,7 @@ mod tests {
             title: title.into(),
             text: plain_text(&blocks),
             blocks,
-            features: crate::features::FeatureMatrix::default(),
+            ..Extraction::default()
         };
         let blocks = || {
             vec![

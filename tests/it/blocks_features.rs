@@ -244,7 +244,17 @@ fn block_limits() {
     };
     let a = analyze(five.as_bytes(), limits).unwrap();
     assert_eq!(texts(&a), ["one", "two"]);
+    assert!(a.page.truncated);
     column(&a.features, F::PageBlocks, &[2.0, 2.0]);
+    // As many blocks as the limit, or more elements without words after them: nothing lost.
+    for html in [
+        "<p>one</p><p>two</p>",
+        "<p>one</p><p>two</p><p> </p><img src=x>",
+    ] {
+        let a = analyze(html.as_bytes(), limits).unwrap();
+        assert_eq!(texts(&a), ["one", "two"]);
+        assert!(!a.page.truncated, "{html}");
+    }
     let limits = SegmentLimits {
         max_nodes: 10,
         ..SegmentLimits::default()

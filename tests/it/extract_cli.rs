@@ -2091,3 +2091,25 @@ fn errors_file_lists_failed_pages_in_input_order() {
         format!("textsift: {bad}: No such file or directory (os error 2)\n")
     );
 }
+
+#[test]
+fn a_page_cut_at_the_block_limit_says_so_in_its_record() {
+    let page = article(1);
+    let full = records(&textsift(
+        &["extract", "--format", "jsonl", "-"],
+        Some(page.as_bytes()),
+    ));
+    assert!(full[0].get("truncated").is_none(), "{}", full[0]);
+    let o = textsift(
+        &["extract", "--max-blocks", "3", "--format", "jsonl", "-"],
+        Some(page.as_bytes()),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cut = records(&o);
+    assert_eq!(cut[0]["truncated"], true, "{}", cut[0]);
+    assert!(
+        cut[0]["text"].as_str().unwrap().len() < full[0]["text"].as_str().unwrap().len(),
+        "{}",
+        cut[0]
+    );
+}
