@@ -356,6 +356,11 @@ fn main() -> ExitCode {
             }
             // The library's errors already name their cause; `{:#}` would print it twice.
             match e.downcast_ref::<Error>() {
+                // Its message leaves the path to the field, as a batch names the page first.
+                Some(lib @ Error::Io { path, .. }) => report!(
+                    "{}",
+                    one_line(&format!("textsift: {}: {lib}", path.display()))
+                ),
                 Some(lib) => report!("{}", one_line(&format!("textsift: {lib}"))),
                 None => report!("{}", one_line(&format!("textsift: {e:#}"))),
             }

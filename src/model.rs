@@ -386,13 +386,16 @@ impl Model {
         Model::decode(EMBEDDED, false)
     }
 
-    /// Load a model file.
+    /// Load a model file. A file that cannot be read is [`Error::Io`] (its path in the
+    /// error's `path`), as a page's is; one that is read but refused is [`Error::Model`].
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
         let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         // The path is in the message: unlike a page's, a model's error is not reported under
         // its source.
-        let bytes = std::fs::read(path)
-            .map_err(|e| Error::Model(format!("{}: cannot read: {e}", path.display())))?;
         Model::from_bytes(&bytes).map_err(|e| match e {
             Error::Model(m) => Error::Model(format!("{}: {m}", path.display())),
             other => other,

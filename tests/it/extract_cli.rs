@@ -1482,7 +1482,7 @@ fn usage_and_model_errors() {
     // One line naming the file, the cause said once.
     let err = stderr(&out);
     assert!(
-        err.starts_with("textsift: model refused: /no/such/model.tsm: cannot read:"),
+        err.starts_with("textsift: /no/such/model.tsm: cannot read:"),
         "{err}"
     );
     assert_eq!(err.matches("os error").count(), 1, "{err}");

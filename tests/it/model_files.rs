@@ -49,12 +49,14 @@ fn a_model_file_named_by_a_string_extracts_as_the_embedded_model() {
     let embedded = Extractor::new().unwrap().extract(page).unwrap();
     assert_eq!(from_file.text, embedded.text);
     assert_eq!(from_file.blocks, embedded.blocks);
-    // A missing file is named in the error.
+    // A missing file cannot be read, as a page's: named in the error's path, told from a
+    // refused model by its kind.
     let err = Extractor::from_model_file("no-such-model.tsm").unwrap_err();
     assert!(
-        err.to_string().contains("no-such-model.tsm: cannot read"),
-        "{err}"
+        matches!(&err, textsift::Error::Io { path, .. } if path.as_os_str() == "no-such-model.tsm"),
+        "{err:?}"
     );
+    assert_eq!(err.kind(), "cannot_read");
 }
 
 #[test]
