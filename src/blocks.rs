@@ -1635,7 +1635,8 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 
 /// Elements deeper than this are dropped (their text is kept) before parsing: the HTML tree
 /// builder does work proportional to the depth of open elements at each tag, so a page nested
-/// 100,000 deep would take minutes. A page of many tags is held to less ([`nesting_limit`]).
+/// 100,000 deep would take minutes. A page of over 131,072 tags is held to less: to 2^28
+/// divided by its tags, but 64 deep at least.
 pub const MAX_NESTING: usize = 2048;
 
 /// Tags times depth that the tree builder may walk: with a depth of [`MAX_NESTING`], millions

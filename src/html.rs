@@ -57,7 +57,12 @@ pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<De
         return Err(Error::NotHtml(kind));
     }
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
-        return Ok(finish(enc, &bytes[bom_len..]));
+        // A byte-order mark alone, or before spaces only, is an empty page too.
+        let decoded = finish(enc, &bytes[bom_len..]);
+        if decoded.text.chars().all(char::is_whitespace) {
+            return Err(Error::Empty);
+        }
+        return Ok(decoded);
     }
     if let Some(enc) = utf16_without_bom(bytes) {
         return Ok(finish(enc, bytes));
@@ -456,6 +461,18 @@ mod tests {
     fn refuses_binary_and_empty() {
         assert!(matches!(decode(b""), Err(Error::Empty)));
         assert!(matches!(decode(b" \n\t "), Err(Error::Empty)));
+        for bom_only in [
+            &b"\xEF\xBB\xBF"[..],
+            b"\xEF\xBB\xBF \n",
+            b"\xFF\xFE",
+            b"\xFE\xFF\x00 ",
+        ] {
+            assert!(
+                matches!(decode(bom_only), Err(Error::Empty)),
+                "{bom_only:?}"
+            );
+        }
+        assert!(decode(b"\xFF\xFEx\x00").is_ok());
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
         assert!(matches!(decode(png), Err(Error::NotHtml(k)) if k == "PNG image"));
         // Compressions other than gzip and zstd say how to read them.

@@ -50,10 +50,12 @@ pub mod serial;
 pub mod train;
 
 pub use blocks::{Block, Page, SegmentLimits};
-pub use decode::Favor;
+pub use decode::{Decoder, Decoding, Favor};
 pub use error::{Error, Result};
-pub use extract::{Extraction, Extractor};
+pub use extract::{ExtractedBlock, Extraction, Extractor, Limits};
 pub use features::FeatureMatrix;
+pub use model::Model;
+pub use output::Label;
 
 /// A page cut into blocks, with the features of every block.
 #[derive(Debug, Clone)]

@@ -178,11 +178,28 @@ pub struct TrainingRows {
 }
 
 /// A trained block classifier.
-#[derive(Debug)]
 pub struct Model {
     /// Training metadata.
     pub info: ModelInfo,
     classifier: Classifier,
+}
+
+/// A summary, not the trees: a program that logs its settings (an [`crate::Extractor`]
+/// holds a model) would otherwise write a line of a megabyte.
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let i = &self.info;
+        f.debug_struct("Model")
+            .field("model", &self.describe())
+            .field("data", &i.data)
+            .field("pages", &i.pages)
+            .field("blocks", &i.blocks)
+            .field("date", &i.date)
+            .field("version", &i.version)
+            .field("cv", &i.cv)
+            .field("decoding", &i.decoding)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Model {

@@ -121,9 +121,10 @@ fn frame(bytes: &[u8]) -> Result<(u64, &[u8], &[u8])> {
     };
     match total {
         Some(t) if t == bytes.len() => {}
+        // Cut short, or a length field damaged: the bytes cannot tell which.
         Some(t) if t > bytes.len() => {
             return Err(Error::Model(format!(
-                "truncated model file ({} of {t} bytes)",
+                "truncated or corrupt model file ({} bytes where its lengths say {t})",
                 bytes.len()
             )))
         }

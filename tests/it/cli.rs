@@ -1095,3 +1095,16 @@ fn files_that_cannot_be_written_are_named_before_the_work() {
     assert_eq!(std::fs::read_to_string(&kept).unwrap(), "an earlier report");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
 }
+
+#[test]
+fn the_readme_shows_the_library_example_that_cargo_test_builds() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let example = std::fs::read_to_string(format!("{root}/examples/library.rs")).unwrap();
+    // The example's code, after its doc comment, is the README's block as it is.
+    let code = example.split_once("\n\n").map(|(_, code)| code).unwrap();
+    assert!(
+        readme.contains(&format!("## Library\n\n```rust\n{code}```")),
+        "README.md's library example differs from examples/library.rs"
+    );
+}

@@ -350,3 +350,17 @@ fn the_cli_refuses_a_damaged_model_before_any_page() {
         "{err}"
     );
 }
+
+#[test]
+fn an_extractor_shows_a_summary_of_its_model_not_its_trees() {
+    let shown = format!("{:?}", Extractor::new().unwrap());
+    assert!(shown.len() < 4000, "{} bytes", shown.len());
+    let described = Model::embedded().unwrap().describe();
+    assert!(shown.contains(&described), "{shown}");
+    // The types an extractor's settings and results name are at the crate's root.
+    let _: (textsift::Decoding, textsift::Limits, textsift::Label) = (
+        Decoding::WITHOUT_CV,
+        textsift::Limits::default(),
+        textsift::Label::Content,
+    );
+}
