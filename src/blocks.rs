@@ -1737,33 +1737,37 @@ static NAME_BYTE: [bool; 256] = {
     t
 };
 
-/// Drop start and end tags nested deeper than `max_depth` (keeping all text), or return the
-/// input as it is when nothing nests that deep.
-fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
+/// Drop start and end tags nested deeper than `limit(tags)` (keeping all text), `tags` being
+/// the page's `<` outside comments, or return the input as it is when nothing nests that deep.
+/// `limit` never exceeds [`MAX_NESTING`].
+fn flatten_deep_nesting(html: &str, limit: impl Fn(usize) -> usize) -> Cow<'_, str> {
     let bytes = html.as_bytes();
-    // Only start tags nest, so nesting deeper than `max_depth` needs more start tags than that:
-    // most pages have fewer, and counting them costs less than following the nesting.
-    let mut starts = 0usize;
+    // Only start tags nest, so nesting deeper than the limit needs more start tags than that:
+    // most pages have fewer, and counting them costs less than following the nesting. The
+    // tags are counted on the way, for the limit, when the start tags are too few to stop.
+    let (mut starts, mut tags) = (0usize, 0usize);
     let mut at = 0usize;
     while let Some(off) = memchr::memchr(b'<', &bytes[at..]) {
         at += off + 1;
+        tags += 1;
         if bytes.get(at).is_some_and(u8::is_ascii_alphabetic) {
             starts += 1;
-            if starts > max_depth {
+            if starts > MAX_NESTING {
                 break;
             }
         }
     }
-    if starts <= max_depth {
+    if starts <= MAX_NESTING && starts <= limit(tags) {
         return Cow::Borrowed(html);
     }
-    // Pass 1 finds whether anything is to be done; pass 2 copies without the deep tags.
-    let mut out: Option<String> = None;
+    // Pass 1 finds how deep the page nests and how many tags it has; pass 2 copies without
+    // the tags deeper than the limit for that many.
+    let mut max_depth = MAX_NESTING;
     for pass in 0..2 {
-        let mut depth = 0usize;
+        let mut out = (pass == 1).then(|| String::with_capacity(html.len()));
+        let (mut depth, mut deepest, mut tags) = (0usize, 0usize, 0usize);
         let mut copied = 0usize;
         let mut i = 0usize;
-        let mut deep = false;
         while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
             let start = i + off;
             i = start + 1;
@@ -1773,12 +1777,17 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
                         i = memchr::memmem::find(&bytes[i..], b"-->")
                             .map_or(bytes.len(), |e| i + e + 3);
                     }
+                    tags += 1;
                     continue;
                 }
                 Some(b'/') => true,
                 Some(c) if c.is_ascii_alphabetic() => false,
-                _ => continue,
+                _ => {
+                    tags += 1;
+                    continue;
+                }
             };
+            tags += 1;
             let name_start = i + usize::from(closing);
             if !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
                 continue;
@@ -1801,13 +1810,10 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
                 d > max_depth
             } else {
                 depth += 1;
+                deepest = deepest.max(depth);
                 depth > max_depth
             };
-            if !too_deep {
-                continue;
-            }
-            deep = true;
-            if let Some(o) = out.as_mut() {
+            if let (true, Some(o)) = (too_deep, out.as_mut()) {
                 let end =
                     memchr::memchr(b'>', &bytes[start..]).map_or(bytes.len(), |e| start + e + 1);
                 o.push_str(&html[copied..start]);
@@ -1815,11 +1821,14 @@ fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
                 i = end;
             }
         }
-        match (pass, deep) {
-            (0, false) => return Cow::Borrowed(html),
-            (0, true) => out = Some(String::with_capacity(html.len())),
-            _ => {
-                let mut o = out.take().unwrap_or_default();
+        match out {
+            None => {
+                max_depth = limit(tags).min(MAX_NESTING);
+                if deepest <= max_depth {
+                    return Cow::Borrowed(html);
+                }
+            }
+            Some(mut o) => {
                 o.push_str(&html[copied..]);
                 return Cow::Owned(o);
             }
@@ -1833,8 +1842,7 @@ pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
     limits.check()?;
     // Decided for the whole page: a text node of its own may not show that it is mojibake.
     let mend = crate::html::double_encoded(html);
-    let tags = memchr::memchr_iter(b'<', html.as_bytes()).count();
-    let html = flatten_deep_nesting(html, nesting_limit(tags));
+    let html = flatten_deep_nesting(html, nesting_limit);
     let (document, attributes, elements) = parse::parse(&html, limits.max_nodes, limits.links)?;
     segment_dom(&document, &attributes, elements, limits, mend)
 }
@@ -2799,7 +2807,7 @@ mod tests {
         for html in parse::tests::random_pages(11, 50_000) {
             for max in 0..4 {
                 assert_eq!(
-                    flatten_deep_nesting(&html, max),
+                    flatten_deep_nesting(&html, |_| max),
                     flatten_deep_nesting_reference(&html, max),
                     "{html:?} {max}"
                 );
@@ -2810,9 +2818,12 @@ mod tests {
     #[test]
     fn flattening_touches_only_deep_tags() {
         let html = "<div><div><div>x</div></div></div><!-- <div><div><div> --><p>y";
-        assert!(matches!(flatten_deep_nesting(html, 3), Cow::Borrowed(_)));
+        assert!(matches!(
+            flatten_deep_nesting(html, |_| 3),
+            Cow::Borrowed(_)
+        ));
         assert_eq!(
-            flatten_deep_nesting(html, 2),
+            flatten_deep_nesting(html, |_| 2),
             "<div><div>x</div></div><!-- <div><div><div> --><p>y"
         );
     }
