@@ -1261,7 +1261,7 @@ impl Segmenter {
             return;
         }
         if self.full {
-            self.page.truncated |= s.chars().any(char::is_alphanumeric);
+            self.page.truncated = self.page.truncated || s.chars().any(char::is_alphanumeric);
             return;
         }
         let s = &*without_controls(s);

@@ -426,9 +426,7 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         (Some(e), None) => return Err(read_error(e)),
         (failed, _) => failed.map(read_error),
     };
-    let ends = got == len
-        && record_ends(stream)
-            .map_err(|e| stream_error(e, |e| Error::Record(format!("bad WARC record: {e}"))))?;
+    let ends = got == len && record_ends(stream).map_err(read_error)?;
     if !ends {
         // A record that would have been a page is named as its page would be, with its
         // record id, so that the failure joins back to the crawl; another by its place, its
