@@ -1271,7 +1271,8 @@ impl Segmenter {
         }
         let edge = std::mem::take(&mut p.edge)
             && p.text.ends_with(char::is_alphanumeric)
-            && s.starts_with(char::is_alphanumeric);
+            && s.starts_with(char::is_alphanumeric)
+            && !drop_cap(&p.text, s);
         if edge {
             // `1990</span><span>1991`, `Home</a><a>News`; but `a link</a>,` stays as it is.
             p.space = true;
@@ -1631,6 +1632,15 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
     }
     *space = first.is_none() || s.ends_with(char::is_whitespace);
     first.unwrap_or(buf.len())
+}
+
+/// Whether a block's text so far, `before`, is a drop cap of the text that follows it across
+/// an inline element's edge: one capital letter, the word going on in lower case
+/// (`<span class=dropcap>T</span>he`), which is one word, not two.
+fn drop_cap(before: &str, after: &str) -> bool {
+    let mut letters = before.chars();
+    matches!((letters.next(), letters.next()), (Some(c), None) if c.is_uppercase())
+        && after.starts_with(char::is_lowercase)
 }
 
 /// Elements deeper than this are dropped (their text is kept) before parsing: the HTML tree
@@ -2041,6 +2051,15 @@ mod tests {
         assert_eq!(
             texts("<p>H<sub>2</sub>O, <b>W</b>ord, x<sup>2</sup>, <em>un</em>usual</p>"),
             ["H2O, Word, x2, unusual"]
+        );
+        // A drop cap opens its paragraph's first word; an index of capitals stays apart.
+        assert_eq!(
+            texts("<p><span class=dropcap>T</span>he story. <span>A</span>nd more.</p>"),
+            ["The story. A nd more."]
+        );
+        assert_eq!(
+            texts("<p><a href=/a>A</a><a href=/b>B</a><a href=/c>c</a></p>"),
+            ["A B c"]
         );
     }
 
