@@ -372,6 +372,12 @@ impl Page {
         })
     }
 
+    /// The nearest `<blockquote>` around a block, its own element included, by element index.
+    pub fn quote_of(&self, block: &Block) -> Option<u32> {
+        std::iter::successors(Some(block.element), |&i| self.elements[i as usize].parent)
+            .find(|&i| self.elements[i as usize].tag == "blockquote")
+    }
+
     /// Whether element `inner` lies inside (or is) element `outer`.
     pub fn contains(&self, outer: u32, inner: u32) -> bool {
         outer <= inner && inner <= self.elements[outer as usize].end
@@ -572,9 +578,9 @@ impl Page {
                 let parent = e.parent.map(|p| (p as usize, &self.elements[p as usize]));
                 let role = match (&*e.tag, parent) {
                     ("li" | "dt" | "dd", _) => item(el),
-                    // A list item's paragraph (`<li><p>…</p><p>…</p></li>`): the first is the
-                    // item.
-                    ("p", Some((li, l))) if l.tag == "li" => item(li),
+                    // A list item's paragraph (`<li><p>…</p><p>…</p></li>`) or code
+                    // (`<li>Run:<pre>…</pre></li>`): the first is the item.
+                    ("p" | "pre", Some((li, l))) if l.tag == "li" => item(li),
                     ("td" | "th", Some((tr, r))) if table != NONE && r.tag == "tr" => Role::Cell {
                         table,
                         row: position[tr].saturating_sub(1),
@@ -2301,7 +2307,8 @@ mod tests {
     #[test]
     fn roles_number_ordered_items_and_place_the_cells_of_simple_tables() {
         let html = "<ol><li>one</li><li>two<ul><li>inner</li></ul></li><li>three</li>\
-                    <li><p>four</p><p>more of four</p></li></ol>\
+                    <li><p>four</p><p>more of four</p></li><li>run:<pre>code</pre></li>\
+                    <li><pre>only code</pre></li></ol>\
                     <dl><dt>term</dt><dd>meaning</dd></dl>\
                     <table><caption>Sizes</caption><thead><tr><th>a</th><th>b</th></tr></thead>\
                     <tbody><tr><td>1</td><td></td><td>2<br>3</td></tr></tbody></table>\
@@ -2340,6 +2347,16 @@ mod tests {
                         join: Join::Paragraph
                     }
                 ),
+                // Code in an item is more of it, or the item itself.
+                ("run:", item(Some(5), 1, ol)),
+                (
+                    "code",
+                    Role::ItemParagraph {
+                        depth: 1,
+                        join: Join::Paragraph
+                    }
+                ),
+                ("only code", item(Some(6), 1, ol)),
                 ("term", item(None, 1, dl)),
                 ("meaning", item(None, 1, dl)),
                 ("Sizes", Role::Text),

@@ -75,6 +75,10 @@ pub struct ExtractedBlock {
     /// What the block is in the page's structure: a list item, a table cell, or text.
     #[serde(skip)]
     pub role: crate::blocks::Role,
+    /// The quote the block is in: the element index of the nearest `<blockquote>` around it
+    /// ([`crate::Page::quote_of`]), which tells one quote's paragraphs from the next quote's.
+    #[serde(skip)]
+    pub quote: Option<u32>,
     /// The links of `text` with their targets, when the extractor keeps them
     /// ([`SegmentLimits::links`]), resolved against the page's base URL when it has one
     /// ([`Extractor::extract_fetched`]); none where `text` is laid out (inside `<pre>`), whose
@@ -333,6 +337,13 @@ impl Extractor {
                 label: Label::from_bool(k),
                 score,
                 role,
+                // Only a block that the features say is quoted has a quote to look for.
+                quote: (analysis
+                    .features
+                    .get(b.index, crate::features::F::InBlockquote)
+                    > 0.5)
+                    .then(|| page.quote_of(b))
+                    .flatten(),
                 links: match (&b.preformatted, &base) {
                     (Some(_), _) => Vec::new(),
                     (None, None) => b.links.clone(),

@@ -155,19 +155,17 @@ fn title_block(e: &Extraction, first: Option<&Piece>) -> Option<usize> {
     let plain = matches!(first.role, Role::Text | Role::Cell { .. })
         && first.collapsed.is_none()
         && first.tag != "pre"
-        && !quoted(e, first);
+        && !quoted(first);
     ((first.heading_level().is_some() || plain)
         && !e.title.is_empty()
         && crate::decode::normalized(first.collapsed_text()) == crate::decode::normalized(&e.title))
     .then_some(first.index)
 }
 
-/// Whether a block is quoted. A quote's paragraphs are blocks of their own tags
-/// (`<blockquote><p>…`): the feature that says a block lies inside one marks them too.
-fn quoted(e: &Extraction, b: &ExtractedBlock) -> bool {
-    b.tag == "blockquote"
-        || (b.index < e.features.rows()
-            && e.features.get(b.index, crate::features::F::InBlockquote) > 0.5)
+/// Whether a block is quoted: its own element or one around it is a `<blockquote>` (a
+/// quote's paragraphs are blocks of their own tags, `<blockquote><p>…`).
+fn quoted(b: &ExtractedBlock) -> bool {
+    b.quote.is_some() || b.tag == "blockquote"
 }
 
 /// The title and the main text, a blank line between them when there are both, and a
@@ -205,7 +203,11 @@ pub fn to_markdown(e: &Extraction) -> String {
     }
     let mut lists = Lists::default();
     let mut follows = Follows::default();
+    // The quote of the piece above, when it was a quoted paragraph or line: the next one, in
+    // the same quote and right below it on the page, goes on in that quote.
+    let mut in_quote = None;
     let body = lay_out(pieces, |piece| {
+        let quote_above = in_quote.take();
         let b = match piece {
             Piece::Table(table) => {
                 lists = Lists::default();
@@ -222,7 +224,7 @@ pub fn to_markdown(e: &Extraction) -> String {
         // A block's text in an item whose text starts at `column`: code's lines go at that
         // column, so that they stay in the item.
         let in_item = |column: usize| {
-            if pre {
+            if pre || b.tag == "pre" {
                 code_block_under(&b.text, &" ".repeat(column))
             } else {
                 md_inline(b, true)
@@ -265,9 +267,10 @@ pub fn to_markdown(e: &Extraction) -> String {
             };
             return (text, Gap::Space);
         }
-        let quoted = quoted(e, b);
+        let quoted = quoted(b);
         if b.role == Role::Line && under {
             let quote = if quoted { "> " } else { "" };
+            in_quote = quoted.then_some(b.quote);
             return (format!("{quote}{}", md_inline(b, true)), Gap::HardBreak);
         }
         let text = match b.heading_level() {
@@ -284,6 +287,13 @@ pub fn to_markdown(e: &Extraction) -> String {
             _ if pre || b.tag == "pre" => code_block(&b.text),
             _ => md_inline(b, true),
         };
+        if quoted && b.heading_level().is_none() && title_block != Some(b.index) {
+            in_quote = Some(b.quote);
+            if quote_above == Some(b.quote) && under {
+                // A blank line of the quote itself, so that its paragraphs stay one quote.
+                return (text, Gap::QuoteBlank);
+            }
+        }
         (text, Gap::Blank)
     });
     if !body.is_empty() {
@@ -764,6 +774,8 @@ fn closing_hashes_escaped(mut out: String) -> String {
 enum Gap {
     /// A blank line: a new paragraph.
     Blank,
+    /// A line of a Markdown quote with nothing else on it: a new paragraph of the same quote.
+    QuoteBlank,
     /// A line break: the next item of a list, the next line of the text format.
     Newline,
     /// A line break inside a Markdown paragraph: a backslash ends the line above.
@@ -780,6 +792,7 @@ fn lay_out(pieces: Vec<Piece>, mut render: impl FnMut(&Piece) -> (String, Gap)) 
         if i > 0 {
             out.push_str(match gap {
                 Gap::Blank => "\n\n",
+                Gap::QuoteBlank => "\n>\n",
                 Gap::Newline => "\n",
                 Gap::HardBreak => "\\\n",
                 Gap::Space => " ",
@@ -1026,6 +1039,7 @@ mod tests {
             label: Label::from_bool(kept),
             score: 0.5,
             role,
+            quote: None,
             links: Vec::new(),
         }
     }
@@ -1498,6 +1512,38 @@ mod tests {
             "7. a\n\n   a, second line\n   - b\n\n   a, third line\n8. c\n\ntext\n\nmore of c\n\n\
              - d\n\ndeeper\n\n"
         );
+    }
+
+    #[test]
+    fn the_paragraphs_of_a_quote_stay_one_quote() {
+        let blocks = vec![
+            at(0, "before", "p", Role::Text, true),
+            at(1, "first", "blockquote", Role::Text, true),
+            at(2, "second", "blockquote", Role::Text, true),
+            at(3, "a line", "blockquote", Role::Line, true),
+            at(4, "third", "blockquote", Role::Text, true),
+            at(5, "dropped", "blockquote", Role::Text, false),
+            // Not right below the kept quote: another quote.
+            at(6, "apart", "blockquote", Role::Text, true),
+            at(7, "after", "p", Role::Text, true),
+            at(8, "again", "blockquote", Role::Text, true),
+        ];
+        assert_eq!(
+            markdown(blocks),
+            "before\n\n> first\n>\n> second\\\n> a line\n>\n> third\n\n> apart\n\nafter\n\n\
+             > again\n\n"
+        );
+        // Two quotes one right after the other stay two, as the page has them.
+        let in_quote = |index, text: &str, quote| ExtractedBlock {
+            quote: Some(quote),
+            ..at(index, text, "p", Role::Text, true)
+        };
+        let blocks = vec![
+            in_quote(0, "one", 7),
+            in_quote(1, "more of one", 7),
+            in_quote(2, "two", 9),
+        ];
+        assert_eq!(markdown(blocks), "> one\n>\n> more of one\n\n> two\n\n");
     }
 
     #[test]
