@@ -1014,10 +1014,12 @@ pub fn html_section(source: &str, e: &Extraction) -> String {
             b.index,
             escape(&b.tag),
             b.score,
+            // Isolated, so that a right-to-left text does not carry the label's characters
+            // along, nor take its own final stop to the other end.
             if b.collapsed.is_some() {
-                format!("<span class=\"pre\">{}</span>", escape(&b.text))
+                format!("<bdi class=\"pre\">{}</bdi>", escape(&b.text))
             } else {
-                escape(&b.text)
+                format!("<bdi>{}</bdi>", escape(&b.text))
             }
         ));
     }

@@ -1383,7 +1383,7 @@ fn code_and_lists_keep_their_layout_in_every_format() {
         Some(page.as_bytes()),
     ));
     assert!(
-        html.contains("<span class=\"pre\">fn parse(line: &amp;str) {\n    if line.len() &lt; 3"),
+        html.contains("<bdi class=\"pre\">fn parse(line: &amp;str) {\n    if line.len() &lt; 3"),
         "{html}"
     );
 }
