@@ -1651,22 +1651,8 @@ fn drop_cap(before: &str, after: &str) -> bool {
 
 /// Elements deeper than this are dropped (their text is kept) before parsing: the HTML tree
 /// builder does work proportional to the depth of open elements at each tag, so a page nested
-/// 100,000 deep would take minutes. A page of over 131,072 tags is held to less: to 2^28
-/// divided by its tags, but 64 deep at least.
+/// 100,000 deep would take minutes.
 pub const MAX_NESTING: usize = 2048;
-
-/// Tags times depth that the tree builder may walk: with a depth of [`MAX_NESTING`], millions
-/// of stray end tags (each walks the open elements to find its own) took 45 s on a page
-/// within the byte limit. At this budget the walks take about a second at most. The pages
-/// of WCXB dev hold at most 22,000 tags, far under the 131,072 from which the depth is cut.
-const NESTING_WORK: usize = 1 << 28;
-
-/// The depth to which a page of `tags` tags is flattened: [`MAX_NESTING`], less on a page of
-/// so many tags that walking that deep at each would cost more than [`NESTING_WORK`], but
-/// never under 64, deeper than real pages nest under their many tags.
-fn nesting_limit(tags: usize) -> usize {
-    (NESTING_WORK / tags.max(1)).clamp(64, MAX_NESTING)
-}
 
 /// A tag name of up to eight bytes, lower-cased, as one integer (little-endian, zero-padded):
 /// names of [`flatten_deep_nesting`] (ASCII letters, digits, `-`, `:`) are lower-cased by
@@ -1753,37 +1739,33 @@ static NAME_BYTE: [bool; 256] = {
     t
 };
 
-/// Drop start and end tags nested deeper than `limit(tags)` (keeping all text), `tags` being
-/// the page's `<` outside comments, or return the input as it is when nothing nests that deep.
-/// `limit` never exceeds [`MAX_NESTING`].
-fn flatten_deep_nesting(html: &str, limit: impl Fn(usize) -> usize) -> Cow<'_, str> {
+/// Drop start and end tags nested deeper than `max_depth` (keeping all text), or return the
+/// input as it is when nothing nests that deep.
+fn flatten_deep_nesting(html: &str, max_depth: usize) -> Cow<'_, str> {
     let bytes = html.as_bytes();
-    // Only start tags nest, so nesting deeper than the limit needs more start tags than that:
-    // most pages have fewer, and counting them costs less than following the nesting. The
-    // tags are counted on the way, for the limit, when the start tags are too few to stop.
-    let (mut starts, mut tags) = (0usize, 0usize);
+    // Only start tags nest, so nesting deeper than `max_depth` needs more start tags than that:
+    // most pages have fewer, and counting them costs less than following the nesting.
+    let mut starts = 0usize;
     let mut at = 0usize;
     while let Some(off) = memchr::memchr(b'<', &bytes[at..]) {
         at += off + 1;
-        tags += 1;
         if bytes.get(at).is_some_and(u8::is_ascii_alphabetic) {
             starts += 1;
-            if starts > MAX_NESTING {
+            if starts > max_depth {
                 break;
             }
         }
     }
-    if starts <= MAX_NESTING && starts <= limit(tags) {
+    if starts <= max_depth {
         return Cow::Borrowed(html);
     }
-    // Pass 1 finds how deep the page nests and how many tags it has; pass 2 copies without
-    // the tags deeper than the limit for that many.
-    let mut max_depth = MAX_NESTING;
+    // Pass 1 finds whether anything is to be done; pass 2 copies without the deep tags.
+    let mut out: Option<String> = None;
     for pass in 0..2 {
-        let mut out = (pass == 1).then(|| String::with_capacity(html.len()));
-        let (mut depth, mut deepest, mut tags) = (0usize, 0usize, 0usize);
+        let mut depth = 0usize;
         let mut copied = 0usize;
         let mut i = 0usize;
+        let mut deep = false;
         while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
             let start = i + off;
             i = start + 1;
@@ -1793,17 +1775,12 @@ fn flatten_deep_nesting(html: &str, limit: impl Fn(usize) -> usize) -> Cow<'_, s
                         i = memchr::memmem::find(&bytes[i..], b"-->")
                             .map_or(bytes.len(), |e| i + e + 3);
                     }
-                    tags += 1;
                     continue;
                 }
                 Some(b'/') => true,
                 Some(c) if c.is_ascii_alphabetic() => false,
-                _ => {
-                    tags += 1;
-                    continue;
-                }
+                _ => continue,
             };
-            tags += 1;
             let name_start = i + usize::from(closing);
             if !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
                 continue;
@@ -1826,10 +1803,13 @@ fn flatten_deep_nesting(html: &str, limit: impl Fn(usize) -> usize) -> Cow<'_, s
                 d > max_depth
             } else {
                 depth += 1;
-                deepest = deepest.max(depth);
                 depth > max_depth
             };
-            if let (true, Some(o)) = (too_deep, out.as_mut()) {
+            if !too_deep {
+                continue;
+            }
+            deep = true;
+            if let Some(o) = out.as_mut() {
                 let end =
                     memchr::memchr(b'>', &bytes[start..]).map_or(bytes.len(), |e| start + e + 1);
                 o.push_str(&html[copied..start]);
@@ -1837,14 +1817,11 @@ fn flatten_deep_nesting(html: &str, limit: impl Fn(usize) -> usize) -> Cow<'_, s
                 i = end;
             }
         }
-        match out {
-            None => {
-                max_depth = limit(tags).min(MAX_NESTING);
-                if deepest <= max_depth {
-                    return Cow::Borrowed(html);
-                }
-            }
-            Some(mut o) => {
+        match (pass, deep) {
+            (0, false) => return Cow::Borrowed(html),
+            (0, true) => out = Some(String::with_capacity(html.len())),
+            _ => {
+                let mut o = out.take().unwrap_or_default();
                 o.push_str(&html[copied..]);
                 return Cow::Owned(o);
             }
@@ -1858,7 +1835,7 @@ pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
     limits.check()?;
     // Decided for the whole page: a text node of its own may not show that it is mojibake.
     let mend = crate::html::double_encoded(html);
-    let html = flatten_deep_nesting(html, nesting_limit);
+    let html = flatten_deep_nesting(html, MAX_NESTING);
     let (document, attributes, elements) = parse::parse(&html, limits.max_nodes, limits.links)?;
     segment_dom(&document, &attributes, elements, limits, mend)
 }
@@ -2701,31 +2678,6 @@ mod tests {
         assert!(depth <= MAX_NESTING + 4, "depth {depth}");
     }
 
-    #[test]
-    fn a_page_of_many_tags_is_nested_less_deep() {
-        assert_eq!(nesting_limit(0), MAX_NESTING);
-        assert_eq!(nesting_limit(NESTING_WORK / MAX_NESTING), MAX_NESTING);
-        assert_eq!(nesting_limit(NESTING_WORK / 100), 100);
-        assert_eq!(nesting_limit(usize::MAX), 64);
-        // Deep nesting, then stray end tags that each walk the open elements: the page is
-        // flattened to the depth its number of tags allows, its text kept.
-        let strays = NESTING_WORK / 500;
-        let html = format!(
-            "{}<p>deep text</p>{}",
-            "<div>".repeat(1500),
-            "</li>".repeat(strays)
-        );
-        let page = segment(&html, SegmentLimits::default()).unwrap();
-        assert_eq!(page.blocks.len(), 1);
-        assert_eq!(page.blocks[0].text, "deep text");
-        let depth = page.elements[page.blocks[0].element as usize].depth as usize;
-        let limit = nesting_limit(strays + 1502);
-        assert!(
-            (490..=limit + 4).contains(&depth),
-            "depth {depth}, limit {limit}"
-        );
-    }
-
     // The scan as first written: the fast one must agree with it.
     fn never_nests_reference(name: &[u8]) -> bool {
         if name.len() > 8 {
@@ -2843,7 +2795,7 @@ mod tests {
         for html in parse::tests::random_pages(11, 50_000) {
             for max in 0..4 {
                 assert_eq!(
-                    flatten_deep_nesting(&html, |_| max),
+                    flatten_deep_nesting(&html, max),
                     flatten_deep_nesting_reference(&html, max),
                     "{html:?} {max}"
                 );
@@ -2854,12 +2806,9 @@ mod tests {
     #[test]
     fn flattening_touches_only_deep_tags() {
         let html = "<div><div><div>x</div></div></div><!-- <div><div><div> --><p>y";
-        assert!(matches!(
-            flatten_deep_nesting(html, |_| 3),
-            Cow::Borrowed(_)
-        ));
+        assert!(matches!(flatten_deep_nesting(html, 3), Cow::Borrowed(_)));
         assert_eq!(
-            flatten_deep_nesting(html, |_| 2),
+            flatten_deep_nesting(html, 2),
             "<div><div>x</div></div><!-- <div><div><div> --><p>y"
         );
     }
