@@ -1641,10 +1641,13 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 }
 
 /// Whether a block's text so far, `before`, is a drop cap of the text that follows it across
-/// an inline element's edge: one capital letter, the word going on in lower case
-/// (`<span class=dropcap>T</span>he`), which is one word, not two.
+/// an inline element's edge: one capital letter, after an opening quote or bracket if any, the
+/// word going on in lower case (`<span class=dropcap>T</span>he`, `“T</span>he`), which is one
+/// word, not two.
 fn drop_cap(before: &str, after: &str) -> bool {
-    let mut letters = before.chars();
+    let mut letters = before
+        .trim_start_matches(['"', '\'', '“', '‘', '«', '„', '(', '['])
+        .chars();
     matches!((letters.next(), letters.next()), (Some(c), None) if c.is_uppercase())
         && after.starts_with(char::is_lowercase)
 }
@@ -2039,6 +2042,10 @@ mod tests {
         assert_eq!(
             texts("<p><span class=dropcap>T</span>he story. <span>A</span>nd more.</p>"),
             ["The story. A nd more."]
+        );
+        assert_eq!(
+            texts("<p><span class=dropcap>“T</span>he story,” she said.</p>"),
+            ["“The story,” she said."]
         );
         assert_eq!(
             texts("<p><a href=/a>A</a><a href=/b>B</a><a href=/c>c</a></p>"),

@@ -265,6 +265,8 @@ pub fn to_markdown(e: &Extraction) -> String {
                 Some(_) => heading_inline(b),
                 None => md_inline(b, false),
             };
+            // More of the line above, in its quote if it is in one.
+            in_quote = quote_above;
             return (text, Gap::Space);
         }
         let quoted = quoted(b);
@@ -1546,6 +1548,16 @@ mod tests {
             in_quote(2, "two", 9),
         ];
         assert_eq!(markdown(blocks), "> one\n>\n> more of one\n\n> two\n\n");
+        // Text after an image goes on the quoted line, and the quote after it.
+        let blocks = vec![
+            in_quote(0, "one", 7),
+            ExtractedBlock {
+                role: Role::SameLine,
+                ..in_quote(1, "on", 7)
+            },
+            in_quote(2, "more of one", 7),
+        ];
+        assert_eq!(markdown(blocks), "> one on\n>\n> more of one\n\n");
     }
 
     #[test]

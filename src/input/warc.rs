@@ -432,10 +432,12 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         // record id, so that the failure joins back to the crawl; another by its place, its
         // target URI in the message.
         let named = uri.as_deref().filter(|_| wanted);
-        let mut why = if let Some(e) = &failed {
+        // A read that failed is the failure of the record it cut, reported when that record
+        // is read again; this one only ran into it.
+        let mut why = if failed.is_some() {
             format!(
                 "truncated WARC record: its Content-Length is {len}, the file cannot be read \
-                 after {got} bytes ({e})"
+                 past {got} bytes of it"
             )
         } else if got < len {
             format!(
