@@ -658,6 +658,13 @@ fn warc_record(kind: &str, uri: &str, body: &[u8], claimed: Option<u64>) -> Vec<
     r
 }
 
+/// Each item's source, from its last `/` on, and whether its page was read.
+fn last_parts(got: &[Item]) -> Vec<(&str, bool)> {
+    got.iter()
+        .map(|i| (i.source.rsplit('/').next().unwrap(), i.bytes.is_ok()))
+        .collect()
+}
+
 fn http(page: &str) -> Vec<u8> {
     format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{page}").into_bytes()
 }
@@ -968,10 +975,7 @@ fn warc_records_with_lying_lengths() {
         ),
         1 << 20,
     );
-    let read: Vec<(&str, bool)> = got
-        .iter()
-        .map(|i| (i.source.rsplit('/').next().unwrap(), i.bytes.is_ok()))
-        .collect();
+    let read = last_parts(&got);
     assert_eq!(
         read,
         [
@@ -1139,10 +1143,7 @@ fn warc_records_with_lying_lengths() {
         ),
         1 << 20,
     );
-    let read: Vec<(&str, bool)> = got
-        .iter()
-        .map(|i| (i.source.rsplit('/').next().unwrap(), i.bytes.is_ok()))
-        .collect();
+    let read = last_parts(&got);
     assert_eq!(
         read,
         [
