@@ -2362,6 +2362,19 @@ mod tests {
     }
 
     #[test]
+    fn a_block_is_in_the_quote_around_it() {
+        let html = "<p>out</p><blockquote>one<p>more of one</p></blockquote>\
+                    <blockquote><div><p>two</p></div></blockquote>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let quotes: Vec<Option<u32>> = page.blocks.iter().map(|b| page.quote_of(b)).collect();
+        let (one, two) = (
+            nth_element(&page, "blockquote", 0),
+            nth_element(&page, "blockquote", 1),
+        );
+        assert_eq!(quotes, [None, Some(one), Some(one), Some(two)]);
+    }
+
+    #[test]
     fn roles_tell_a_line_after_a_single_br_from_a_new_paragraph() {
         let html = "<p>Name<br>Street<span><br></span>City<br><br>Land</p>\
                     <div>a<br><hr>b<br><div></div>c</div><h2>Title<br>Subtitle</h2>\

@@ -77,8 +77,6 @@ pub struct ExtractedBlock {
     pub role: crate::blocks::Role,
     /// The quote the block is in: the element index of the nearest `<blockquote>` around it
     /// ([`crate::Page::quote_of`]), which tells one quote's paragraphs from the next quote's.
-    /// A block made by hand with the tag `blockquote` and no quote is quoted too, in one quote
-    /// with the others like it.
     #[serde(skip)]
     pub quote: Option<u32>,
     /// The links of `text` with their targets, when the extractor keeps them

@@ -165,7 +165,7 @@ fn title_block(e: &Extraction, first: Option<&Piece>) -> Option<usize> {
 /// Whether a block is quoted: its own element or one around it is a `<blockquote>` (a
 /// quote's paragraphs are blocks of their own tags, `<blockquote><p>…`).
 fn quoted(b: &ExtractedBlock) -> bool {
-    b.quote.is_some() || b.tag == "blockquote"
+    b.quote.is_some()
 }
 
 /// The title and the main text, a blank line between them when there are both, and a
@@ -220,11 +220,11 @@ pub fn to_markdown(e: &Extraction) -> String {
         let under = follows.block(b);
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
         // indented lines would otherwise read as code without their escapes being read.
-        let pre = b.collapsed.is_some();
+        let pre = b.collapsed.is_some() || b.tag == "pre";
         // A block's text in an item whose text starts at `column`: code's lines go at that
         // column, so that they stay in the item.
         let in_item = |column: usize| {
-            if pre || b.tag == "pre" {
+            if pre {
                 code_block_under(&b.text, &" ".repeat(column))
             } else {
                 md_inline(b, true)
@@ -286,7 +286,7 @@ pub fn to_markdown(e: &Extraction) -> String {
             }
             _ if quoted && pre => format!("> {}", code_block_under(&b.text, "> ")),
             _ if quoted => format!("> {}", md_inline(b, true)),
-            _ if pre || b.tag == "pre" => code_block(&b.text),
+            _ if pre => code_block(&b.text),
             _ => md_inline(b, true),
         };
         if quoted && b.heading_level().is_none() && title_block != Some(b.index) {
@@ -1043,7 +1043,8 @@ mod tests {
             label: Label::from_bool(kept),
             score: 0.5,
             role,
-            quote: None,
+            // Every `blockquote` block in one quote, unless a test says otherwise.
+            quote: (tag == "blockquote").then_some(0),
             links: Vec::new(),
         }
     }
@@ -1197,6 +1198,7 @@ mod tests {
         for tag in ["pre", "blockquote"] {
             let mut b = blocks();
             b[1].tag = tag.into();
+            b[1].quote = (tag == "blockquote").then_some(0);
             let e = page("Tomatoes in pots", b);
             assert!(to_text(&e).starts_with("Tomatoes in pots\n\nTomatoes in  pots!\n\n"));
         }
