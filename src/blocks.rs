@@ -528,8 +528,8 @@ impl Page {
             }
         }
         // How each block goes on from the block above, when both are in the same element and
-        // laid out as running text: on the next line after a single `<br>` (a heading stays
-        // one line per block), on the same line after only images or form fields.
+        // laid out as running text: on the next line after a single `<br>` (or after any in a
+        // heading), on the same line after only images or form fields.
         let joins: Vec<Join> = self
             .blocks
             .iter()
@@ -548,7 +548,9 @@ impl Page {
                 let heading = matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
                 match between.brs {
                     0 if between.replaced => Join::SameLine,
-                    1 if !heading => Join::Line,
+                    1 => Join::Line,
+                    // A heading is one heading however many lines it is cut into.
+                    _ if heading => Join::Line,
                     _ => Join::Paragraph,
                 }
             })
@@ -675,8 +677,10 @@ pub enum Role {
         join: Join,
     },
     /// A line of the paragraph above: text that follows the block above after a single
-    /// `<br>` in the same element (`<p>Name<br>Street</p>`), outside headings, code and table
-    /// cells. Two `<br>` in a row, or a block element between, start a new paragraph.
+    /// `<br>` in the same element (`<p>Name<br>Street</p>`), or after any number of them in a
+    /// heading, outside code and table cells. Elsewhere two `<br>` in a row, or a block
+    /// element between, start a new paragraph. Markdown writes a heading's lines as one
+    /// heading.
     Line,
     /// More of the line above: text that follows the block above in the same element after
     /// only images or form fields (`Click <img> to zoom`, `Qty <input> pcs`), which end a
@@ -1391,6 +1395,13 @@ impl Segmenter {
             attr_flags
         };
         let vocab = vocab & !ctx::MAY_HIDE;
+        // In `<pre>`, a `<br>` is a line break of the code, as a newline is: the text goes on.
+        let kind = if name == "br" && self.pre_depth > 0 {
+            self.text("\n");
+            Kind::Formatting
+        } else {
+            kind
+        };
         if kind == Kind::Block {
             self.flush();
         }
@@ -2078,7 +2089,8 @@ mod tests {
         let html = "<p>Run  it:</p><pre><code><span>fn</span> <span>main</span>() {\n    \
                     <span>call</span>();\n\n    <a>x</a><span>y</span>\n  <span>z</span>\n}\n\n</code></pre>\
                     <pre>one   line</pre><pre>  indented</pre><pre>plain line</pre>\
-                    <listing>a\n b</listing><div>before <listing>c\n d</listing> after</div>";
+                    <listing>a\n b</listing><div>before <listing>c\n d</listing> after</div>\
+                    <pre><br>$ make<br>\n  <span>$ make</span><br><b>install</b><br></pre>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let got: Vec<(&str, Option<&str>)> = page
             .blocks
@@ -2098,6 +2110,8 @@ mod tests {
                 ("plain line", None),
                 ("a b", Some("a\n b")),
                 ("before c d after", None),
+                // A `<br>` breaks a line of code as a newline does, not the block.
+                ("$ make $ make install", Some("$ make\n\n  $ make\ninstall")),
             ],
             "the collapsed text is the one features read; the layout has the same words"
         );
@@ -2377,7 +2391,7 @@ mod tests {
     #[test]
     fn roles_tell_a_line_after_a_single_br_from_a_new_paragraph() {
         let html = "<p>Name<br>Street<span><br></span>City<br><br>Land</p>\
-                    <div>a<br><hr>b<br><div></div>c</div><h2>Title<br>Subtitle</h2>\
+                    <div>a<br><hr>b<br><div></div>c</div><h2>Title<br>Subtitle<br><br>More</h2>\
                     <ul><li>x<br>y<p>z</p></li></ul><pre>code<br>more</pre>\
                     <table><tr><td>1<br>2</td><td>3</td></tr></table>\
                     <table><tr><td><p>para</p>4<br>5</td></tr></table>\
@@ -2403,9 +2417,10 @@ mod tests {
                 // A rule, an empty block: new paragraphs.
                 ("b", Role::Text),
                 ("c", Role::Text),
-                // A heading stays one line per block.
+                // A heading's lines, however many breaks come between, are one heading.
                 ("Title", Role::Text),
-                ("Subtitle", Role::Text),
+                ("Subtitle", Role::Line),
+                ("More", Role::Line),
                 (
                     "x",
                     Role::Item {
@@ -2416,8 +2431,8 @@ mod tests {
                 ),
                 ("y", more(Join::Line)),
                 ("z", more(Join::Paragraph)),
-                ("code", Role::Text),
-                ("more", Role::Text),
+                // In code, a `<br>` is a newline of the block.
+                ("code more", Role::Text),
                 ("1", cell(0)),
                 ("2", cell(0)),
                 ("3", cell(1)),

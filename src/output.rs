@@ -270,6 +270,10 @@ pub fn to_markdown(e: &Extraction) -> String {
             return (text, Gap::Space);
         }
         let quoted = quoted(b);
+        if b.role == Role::Line && under && b.heading_level().is_some() {
+            // A heading's later line: one Markdown heading is one line.
+            return (heading_inline(b), Gap::Space);
+        }
         if b.role == Role::Line && under {
             let quote = if quoted { "> " } else { "" };
             in_quote = quoted.then_some(b.quote);
@@ -1588,16 +1592,23 @@ mod tests {
             at(8, "a, second line", "li", more(Join::Line), true),
             at(9, "a, after a block", "li", more(Join::Paragraph), true),
             at(11, "a, after a dropped line", "li", more(Join::Line), true),
+            at(12, "Title", "h2", Role::Text, true),
+            at(13, "Subtitle", "h2", Role::Line, true),
+            at(14, "dropped", "h2", Role::Text, false),
+            at(15, "second", "h2", Role::Line, true),
         ];
         assert_eq!(
             plain_text(&blocks),
             "Acme\n12 High Street\nSpringfield\n\nsaid\n- so\n\norphan\n\n\
-             - a\na, second line\na, after a block\na, after a dropped line"
+             - a\na, second line\na, after a block\na, after a dropped line\n\n\
+             Title\nSubtitle\n\nsecond"
         );
+        // A heading's lines make one Markdown heading.
         assert_eq!(
             markdown(blocks),
             "Acme\\\n12 High Street\\\nSpringfield\n\n> said\\\n> \\- so\n\norphan\n\n\
-             - a\\\n  a, second line\n\n  a, after a block\n\n  a, after a dropped line\n\n"
+             - a\\\n  a, second line\n\n  a, after a block\n\n  a, after a dropped line\n\n\
+             ## Title Subtitle\n\n## second\n\n"
         );
     }
 
