@@ -215,8 +215,9 @@ pub struct Page {
     /// a cell's `colspan` or `rowspan`, a small `<img>`), by element index in document order.
     /// [`Page::roles`] reads it.
     pub layout: Vec<(u32, Layout)>,
-    /// The page held more blocks than [`SegmentLimits::max_blocks`]: those after the limit
-    /// were dropped.
+    /// Text of the page was dropped: the blocks after [`SegmentLimits::max_blocks`], or the
+    /// rest of a page whose stray end tags or elements left open by the thousand made the
+    /// parser's work run past its bound (see [`MAX_NESTING`]).
     pub truncated: bool,
 }
 
@@ -1665,7 +1666,10 @@ fn drop_cap(before: &str, after: &str) -> bool {
 
 /// Elements deeper than this are dropped (their text is kept) before parsing: the HTML tree
 /// builder does work proportional to the depth of open elements at each tag, so a page nested
-/// 100,000 deep would take minutes.
+/// 100,000 deep would take minutes. Nesting that this estimate misses (stray end tags or
+/// elements left open by the thousand) is bounded while parsing: past a few times this many
+/// open elements looked at per node made, the rest of the page is dropped and the page
+/// marked as cut ([`Page::truncated`]).
 pub const MAX_NESTING: usize = 2048;
 
 /// A tag name of up to eight bytes, lower-cased, as one integer (little-endian, zero-padded):
@@ -1850,8 +1854,16 @@ pub fn segment(html: &str, limits: SegmentLimits) -> Result<Page> {
     // Decided for the whole page: a text node of its own may not show that it is mojibake.
     let mend = crate::html::double_encoded(html);
     let html = flatten_deep_nesting(html, MAX_NESTING);
-    let (document, attributes, elements) = parse::parse(&html, limits.max_nodes, limits.links)?;
-    segment_dom(&document, &attributes, elements, limits, mend)
+    let parsed = parse::parse(&html, limits.max_nodes, limits.links)?;
+    let mut page = segment_dom(
+        &parsed.document,
+        &parsed.attributes,
+        parsed.elements,
+        limits,
+        mend,
+    )?;
+    page.truncated |= parsed.cut;
+    Ok(page)
 }
 
 /// Segments a parsed page; `mend` reads its text once more as UTF-8

@@ -118,8 +118,9 @@ pub struct Extraction {
     pub blocks: Vec<ExtractedBlock>,
     /// The features of every block (for the debug view).
     pub features: FeatureMatrix,
-    /// The page held more blocks than the limit ([`crate::SegmentLimits::max_blocks`]): the
-    /// blocks after it were dropped unread, so the text may lack the end of the content.
+    /// Text of the page was dropped unread, so the text may lack the end of the content: the
+    /// blocks past the limit ([`crate::SegmentLimits::max_blocks`]), or the rest of a page
+    /// whose markup made the parser's work run past its bound ([`crate::blocks::MAX_NESTING`]).
     pub truncated: bool,
 }
 

@@ -57,25 +57,47 @@ impl Attributes {
     }
 }
 
+/// Open elements the tree builder may look at per node it has made, on average, before the
+/// rest of the page is dropped. At each tag, it may look at every open element (to find the
+/// element an end tag closes, or whether a `<p>` is open): a few times the nesting limit
+/// ([`super::MAX_NESTING`]) per node lets any page nested within that limit through (the WCXB
+/// development pages need at most 41), while a page whose stray end tags or elements left
+/// open by the thousand would each make it walk thousands of them (minutes for a page
+/// within the byte limit) is cut within a second or two.
+const STEPS_PER_NODE: u64 = 4 * super::MAX_NESTING as u64;
+
+/// Nodes counted as made, at least, for [`STEPS_PER_NODE`]: the first pieces of a page may
+/// hold few nodes and much nesting.
+const STEPS_NODE_FLOOR: u64 = 4096;
+
+/// A parsed page.
+pub(crate) struct Parsed {
+    /// The document node.
+    pub(crate) document: NodeRef,
+    /// The attributes segmentation reads, beside the tree (elements are made without them).
+    pub(crate) attributes: Attributes,
+    /// Elements attached to the tree, so that the walk can make room for them at once.
+    pub(crate) elements: usize,
+    /// The rest of the page was dropped, text and all, past the tree builder's work bound
+    /// ([`STEPS_PER_NODE`]).
+    pub(crate) cut: bool,
+}
+
 /// Parse a document (with scripting disabled, as a client without scripts would), refusing it
-/// when it makes more than `max_nodes` nodes. Elements are made without attributes; the ones
-/// segmentation reads are returned beside the tree.
-/// Also returns the number of elements attached to the tree, so that the walk can make room
-/// for them at once. `links`: the `href` of every `<a>` and `<base>` is kept too.
-pub(crate) fn parse(
-    html: &str,
-    max_nodes: usize,
-    links: bool,
-) -> Result<(NodeRef, Attributes, usize)> {
+/// when it makes more than `max_nodes` nodes and dropping its rest when the tree builder's
+/// work runs past its bound ([`STEPS_PER_NODE`]). `links`: the `href` of every `<a>` and
+/// `<base>` is kept too.
+pub(crate) fn parse(html: &str, max_nodes: usize, links: bool) -> Result<Parsed> {
     let slimmed = slim_for(html, MAX_ATTRIBUTES, links);
     build(&slimmed, max_nodes, links)
 }
 
 /// The tree of a slimmed page as the tokenizer and tree builder make it, through the bounded
 /// sink. `links`: the `href` of every `<a>` and `<base>` is read.
-fn build(slimmed: &Slimmed, max_nodes: usize, links: bool) -> Result<(NodeRef, Attributes, usize)> {
+fn build(slimmed: &Slimmed, max_nodes: usize, links: bool) -> Result<Parsed> {
     let html = slimmed.html.as_str();
     let made = Rc::new(Cell::new(0usize));
+    let steps = Rc::new(Cell::new(0u64));
     let sink = Bounded {
         inner: kuchikiki::Sink::default(),
         made: Rc::clone(&made),
@@ -91,6 +113,7 @@ fn build(slimmed: &Slimmed, max_nodes: usize, links: bool) -> Result<(NodeRef, A
         links,
         shadow_roots: RefCell::default(),
         shadow_hosts: RefCell::default(),
+        steps: Rc::clone(&steps),
     };
     let mut opts = html5ever::ParseOpts::default();
     opts.tree_builder.scripting_enabled = false;
@@ -107,6 +130,10 @@ fn build(slimmed: &Slimmed, max_nodes: usize, links: bool) -> Result<(NodeRef, A
         if made.get() > max_nodes {
             return Err(too_many(max_nodes));
         }
+        let nodes = (made.get() as u64).max(STEPS_NODE_FLOOR);
+        if steps.get() > nodes.saturating_mul(STEPS_PER_NODE) {
+            break;
+        }
     }
     let sink = parser.finish();
     if made.get() > max_nodes {
@@ -114,7 +141,22 @@ fn build(slimmed: &Slimmed, max_nodes: usize, links: bool) -> Result<(NodeRef, A
     }
     let attributes = sink.attributes.into_inner();
     compose_shadow_roots(&sink.shadow_roots.into_inner(), &attributes);
-    Ok((sink.inner.document_node, attributes, sink.elements.get()))
+    Ok(Parsed {
+        document: sink.inner.document_node,
+        attributes,
+        elements: sink.elements.get(),
+        cut: holds_text(rest),
+    })
+}
+
+/// Whether markup holds text outside its tags: a letter or digit, or any character past
+/// ASCII.
+fn holds_text(html: &str) -> bool {
+    html.split('<').any(|piece| {
+        let text = piece.split_once('>').map_or(piece, |(_, after)| after);
+        text.bytes()
+            .any(|b| b.is_ascii_alphanumeric() || !b.is_ascii())
+    })
 }
 
 fn too_many(max_nodes: usize) -> Error {
@@ -142,6 +184,8 @@ struct Bounded {
     shadow_roots: RefCell<Vec<(NodeRef, NodeRef)>>,
     /// The hosts of `shadow_roots`: an element has one shadow root at most.
     shadow_hosts: RefCell<FxHashSet<*const Node>>,
+    /// Open elements the tree builder has looked at (or compared), for [`STEPS_PER_NODE`].
+    steps: Rc<Cell<u64>>,
 }
 
 impl Bounded {
@@ -223,6 +267,7 @@ impl TreeSink for Bounded {
     }
 
     fn elem_name<'a>(&'a self, target: &'a NodeRef) -> Self::ElemName<'a> {
+        self.steps.set(self.steps.get() + 1);
         self.inner.elem_name(target)
     }
 
@@ -358,6 +403,7 @@ impl TreeSink for Bounded {
     }
 
     fn same_node(&self, x: &NodeRef, y: &NodeRef) -> bool {
+        self.steps.set(self.steps.get() + 1);
         self.inner.same_node(x, y)
     }
 
@@ -1566,13 +1612,24 @@ pub(crate) mod tests {
         out
     }
 
+    #[test]
+    fn text_is_found_outside_tags_only() {
+        assert!(!holds_text("</li></li><span class=a1></div>  "));
+        assert!(holds_text("</li>x</li>"));
+        assert!(holds_text("<b>é"));
+        assert!(holds_text("tail"));
+        assert!(!holds_text(""));
+    }
+
     /// The page slimmed makes the tree the page makes, with the same attributes read, with
     /// and without the links' targets.
     fn same_tree(html: &str) {
         for links in [false, true] {
-            let (a, attrs_a, n_a) = build(&unslimmed(html), usize::MAX, links).unwrap();
+            let a = build(&unslimmed(html), usize::MAX, links).unwrap();
             let slimmed = slim_for(html, MAX_ATTRIBUTES, links);
-            let (b, attrs_b, n_b) = build(&slimmed, usize::MAX, links).unwrap();
+            let b = build(&slimmed, usize::MAX, links).unwrap();
+            let (a, attrs_a, n_a) = (a.document, a.attributes, a.elements);
+            let (b, attrs_b, n_b) = (b.document, b.attributes, b.elements);
             assert_eq!(
                 dump(&a, &attrs_a),
                 dump(&b, &attrs_b),
@@ -1601,7 +1658,11 @@ pub(crate) mod tests {
             "<base Href=/b/><p><a k=0 HREF='/a b'>x</a><link><area></p>"
         );
         same_tree(html);
-        let (doc, attributes, _) = build(&unslimmed(html), usize::MAX, true).unwrap();
+        let Parsed {
+            document: doc,
+            attributes,
+            ..
+        } = build(&unslimmed(html), usize::MAX, true).unwrap();
         let tree = dump(&doc, &attributes);
         assert!(tree.contains(r#"<a class="x" href="/a b">"#), "{tree}");
         assert!(tree.contains(r#"<base href="/b/">"#), "{tree}");
@@ -1703,7 +1764,11 @@ pub(crate) mod tests {
         );
         assert_eq!(slimmed.values, ["a b", "x", "color:red", "e", ""]);
         same_tree(html);
-        let (doc, attributes, _) = parse(html, 1000, false).unwrap();
+        let Parsed {
+            document: doc,
+            attributes,
+            ..
+        } = parse(html, 1000, false).unwrap();
         let classes: Vec<_> = doc
             .select("p, img, i")
             .unwrap()
@@ -1766,7 +1831,11 @@ pub(crate) mod tests {
              <i slot=n>a</i><input></x-a>"
         );
         same_tree(html);
-        let (doc, attributes, _) = build(&unslimmed(html), usize::MAX, false).unwrap();
+        let Parsed {
+            document: doc,
+            attributes,
+            ..
+        } = build(&unslimmed(html), usize::MAX, false).unwrap();
         assert_eq!(
             dump(&doc, &attributes),
             "<html><head></head><body><x-a><slot name=\"n\" id=\"s\"><i slot=\"n\">\"a\"</i>\
@@ -1796,7 +1865,7 @@ pub(crate) mod tests {
         let pad = "x".repeat(CHUNK - head.len() - "<p></p>".len());
         let html = format!("<p>{pad}</p>{head} <i>b</i></pre>");
         assert_eq!(html.find("  "), Some(CHUNK - 1));
-        let (doc, _, _) = build(&unslimmed(&html), 1000, false).unwrap();
+        let doc = build(&unslimmed(&html), 1000, false).unwrap().document;
         let pre = doc.select_first("pre").unwrap();
         let texts: Vec<String> = pre
             .as_node()
@@ -1818,7 +1887,11 @@ pub(crate) mod tests {
             "one-letter attributes of the page go; the tree builder's keep their names"
         );
         same_tree(html);
-        let (doc, attributes, _) = parse(html, 1000, false).unwrap();
+        let Parsed {
+            document: doc,
+            attributes,
+            ..
+        } = parse(html, 1000, false).unwrap();
         let div = doc.select_first("div").unwrap();
         let names: Vec<_> = attributes
             .of(div.as_node())
@@ -1927,7 +2000,11 @@ pub(crate) mod tests {
     #[test]
     fn pages_under_the_limit_parse_whole() {
         let html = "<div><p>one</p><p>two <b>three</b></p><!-- c --></div>";
-        let (doc, _, elements) = parse(html, 1000, false).unwrap();
+        let Parsed {
+            document: doc,
+            elements,
+            ..
+        } = parse(html, 1000, false).unwrap();
         // document, html, head, body, div, p, text, p, text, b, text; comments are dropped
         assert_eq!(count(&doc), 11);
         // html, head, body, div, p, p, b

@@ -150,6 +150,46 @@ fn reconstruction_bomb_is_refused_by_the_node_limit() {
     );
 }
 
+/// Stray end tags, or elements left open, by the thousand under thousands of open elements,
+/// make the tree builder walk them all at every tag (a minute or more for a few MB): the rest
+/// of such a page is dropped, the page marked as cut, while a page nested as deep that closes
+/// what it opens is read whole.
+#[test]
+fn parser_work_is_bounded_on_stray_and_unclosed_tags() {
+    let before = "<title>Cut</title><p>Words before the stray tags are kept.</p>";
+    let after = "<p>Words after them are dropped.</p>";
+    for stray in [
+        format!("{}{}", "<div>".repeat(2040), "</li>".repeat(2_000_000)),
+        "<span></div>".repeat(200_000),
+        format!("{}{}", "<div>".repeat(2040), "<b></i>".repeat(400_000)),
+    ] {
+        let what = &stray[stray.len() - 12..];
+        let html = format!("{before}{stray}{after}");
+        let e = within(20, what, || extract(html.as_bytes())).unwrap();
+        check(&e);
+        let text = all_text(&e);
+        assert!(
+            text.contains("Words before") && !text.contains("Words after"),
+            "{what}: {text}"
+        );
+        assert!(e.truncated, "{what}");
+        // Nothing dropped but tags: not marked as cut.
+        let html = format!("{before}{stray}");
+        let e = within(20, what, || extract(html.as_bytes())).unwrap();
+        assert!(
+            all_text(&e).contains("Words before") && !e.truncated,
+            "{what}"
+        );
+    }
+    let paragraphs: String = (0..3000)
+        .map(|i| format!("<p>Paragraph {i} of the deep page.</p>"))
+        .collect();
+    let html = format!("{}{paragraphs}", "<div>".repeat(2040));
+    let e = within(20, "deep page", || extract(html.as_bytes())).unwrap();
+    assert_eq!(e.blocks.len(), 3000);
+    assert!(e.blocks[2999].text.contains("2999") && !e.truncated);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Size
 
