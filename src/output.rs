@@ -202,9 +202,11 @@ pub fn to_markdown(e: &Extraction) -> String {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
     let mut lists = Lists::default();
+    // The quote around the items of `lists`.
+    let mut lists_quote = None;
     let mut follows = Follows::default();
-    // The quote of the piece above, when it was a quoted paragraph or line: the next one, in
-    // the same quote and right below it on the page, goes on in that quote.
+    // The quote of the piece above, when it was quoted: the next one, in the same quote and
+    // right below it on the page, goes on in that quote.
     let mut in_quote = None;
     let body = lay_out(pieces, |piece| {
         let quote_above = in_quote.take();
@@ -221,24 +223,52 @@ pub fn to_markdown(e: &Extraction) -> String {
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
         // indented lines would otherwise read as code without their escapes being read.
         let pre = b.collapsed.is_some() || b.tag == "pre";
+        // A list inside a quote inside an item of a kept list (a quote that indents a nested
+        // list) stays nested in that item, unquoted: quoting it would end the outer list.
+        let item_depth = match b.role {
+            Role::Item { depth, .. } | Role::ItemParagraph { depth, .. } => Some(depth),
+            _ => None,
+        };
+        let in_outer_item = item_depth.is_some_and(|depth| {
+            let outer = lists.open.first();
+            b.quote != lists_quote
+                && outer.is_some_and(|o| o.depth < depth && b.quote.is_some_and(|q| o.list < q))
+        });
+        // Whatever a quote holds (paragraphs, lines, lists, headings, code) starts its lines
+        // with `> `; the title is the page's, never quoted.
+        let quoted = quoted(b) && title_block != Some(b.index) && !in_outer_item;
+        let q = if quoted { "> " } else { "" };
+        // The piece keeps its quote open for the next one: a paragraph break right below a
+        // piece of the same quote is a blank line of that quote, so that it stays one quote.
+        in_quote = quoted.then_some(b.quote);
+        let paragraph_gap = if quoted && quote_above == Some(b.quote) && under {
+            Gap::QuoteBlank
+        } else {
+            Gap::Blank
+        };
         // A block's text in an item whose text starts at `column`: code's lines go at that
         // column, so that they stay in the item.
         let in_item = |column: usize| {
             if pre {
-                code_block_under(&b.text, &" ".repeat(column))
+                code_block_under(&b.text, &format!("{q}{}", " ".repeat(column)))
             } else {
                 md_inline(b, true)
             }
         };
+        if item_depth.is_some() && lists_quote != b.quote && !in_outer_item {
+            // The lists above were in another quote, or outside this one.
+            lists = Lists::default();
+            lists_quote = b.quote;
+        }
         // More of a kept item: a line or a paragraph of its own at the item's text column.
         if let Role::ItemParagraph { depth, join } = b.role {
             if let Some(column) = lists.paragraph(depth) {
                 let gap = match join {
                     Join::SameLine if under => return (md_inline(b, false), Gap::Space),
                     Join::Line if under => Gap::HardBreak,
-                    _ => Gap::Blank,
+                    _ => paragraph_gap,
                 };
-                return (format!("{}{}", " ".repeat(column), in_item(column)), gap);
+                return (format!("{q}{}{}", " ".repeat(column), in_item(column)), gap);
             }
         }
         if let Role::Item {
@@ -250,13 +280,16 @@ pub fn to_markdown(e: &Extraction) -> String {
             let (indent, marker, after) = lists.item(number, depth, list);
             let text = in_item(indent + marker.len());
             let indent = " ".repeat(indent);
-            let item = format!("{indent}{marker}{text}");
+            let item = format!("{q}{indent}{marker}{text}");
             return match after {
                 After::Item => (item, Gap::Newline),
-                After::Blank => (item, Gap::Blank),
+                After::Blank => (item, paragraph_gap),
                 // Items in a row are one list to Markdown, which numbers them on from the
                 // first: an empty comment ends the list before, as CommonMark's spec does.
-                After::OtherList => (format!("{indent}<!-- -->\n\n{item}"), Gap::Blank),
+                After::OtherList => {
+                    let blank = if quoted { "\n>\n" } else { "\n\n" };
+                    (format!("{q}{indent}<!-- -->{blank}{item}"), paragraph_gap)
+                }
             };
         }
         lists = Lists::default();
@@ -265,19 +298,15 @@ pub fn to_markdown(e: &Extraction) -> String {
                 Some(_) => heading_inline(b),
                 None => md_inline(b, false),
             };
-            // More of the line above, in its quote if it is in one.
-            in_quote = quote_above;
+            // More of the line above.
             return (text, Gap::Space);
         }
-        let quoted = quoted(b);
         if b.role == Role::Line && under && b.heading_level().is_some() {
             // A heading's later line: one Markdown heading is one line.
             return (heading_inline(b), Gap::Space);
         }
         if b.role == Role::Line && under {
-            let quote = if quoted { "> " } else { "" };
-            in_quote = quoted.then_some(b.quote);
-            return (format!("{quote}{}", md_inline(b, true)), Gap::HardBreak);
+            return (format!("{q}{}", md_inline(b, true)), Gap::HardBreak);
         }
         let text = match b.heading_level() {
             // The page title is the top heading, here or above. A heading is one line, at
@@ -286,21 +315,12 @@ pub fn to_markdown(e: &Extraction) -> String {
             _ if title_block == Some(b.index) => format!("# {}", heading_text(b.collapsed_text())),
             Some(level) => {
                 let hashes = "#".repeat(usize::from(level.clamp(1, 6)));
-                format!("{hashes} {}", heading_inline(b))
+                format!("{q}{hashes} {}", heading_inline(b))
             }
-            _ if quoted && pre => format!("> {}", code_block_under(&b.text, "> ")),
-            _ if quoted => format!("> {}", md_inline(b, true)),
-            _ if pre => code_block(&b.text),
-            _ => md_inline(b, true),
+            _ if pre => format!("{q}{}", code_block_under(&b.text, q)),
+            _ => format!("{q}{}", md_inline(b, true)),
         };
-        if quoted && b.heading_level().is_none() && title_block != Some(b.index) {
-            in_quote = Some(b.quote);
-            if quote_above == Some(b.quote) && under {
-                // A blank line of the quote itself, so that its paragraphs stay one quote.
-                return (text, Gap::QuoteBlank);
-            }
-        }
-        (text, Gap::Blank)
+        (text, paragraph_gap)
     });
     if !body.is_empty() {
         out.push_str(&body);
@@ -1564,6 +1584,50 @@ mod tests {
             in_quote(2, "more of one", 7),
         ];
         assert_eq!(markdown(blocks), "> one on\n>\n> more of one\n\n");
+    }
+
+    #[test]
+    fn lists_headings_and_code_in_a_quote_stay_in_it() {
+        let item = |number, depth, list| Role::Item {
+            number,
+            depth,
+            list,
+        };
+        // Element 5 is the quote; lists 7, 9 and 11 are inside it.
+        let q = |index, text: &str, tag: &str, role| ExtractedBlock {
+            quote: Some(5),
+            ..at(index, text, tag, role, true)
+        };
+        let more = Role::ItemParagraph {
+            depth: 1,
+            join: Join::Paragraph,
+        };
+        let blocks = vec![
+            q(0, "Findings", "h2", Role::Text),
+            q(1, "We found", "p", Role::Text),
+            q(2, "deck", "li", item(None, 1, 7)),
+            q(3, "northern", "li", item(None, 2, 9)),
+            q(4, "Run:", "li", item(None, 1, 7)),
+            q(5, "a\nb", "pre", more),
+            q(6, "first", "li", item(Some(1), 1, 11)),
+            at(7, "after", "p", Role::Text, true),
+        ];
+        assert_eq!(
+            markdown(blocks),
+            "> ## Findings\n>\n> We found\n>\n> - deck\n>   - northern\n> - Run:\n>\n\
+             >   ```\n>   a\n>   b\n>   ```\n> 1. first\n\nafter\n\n"
+        );
+        // A quote that indents a list inside an item (element 3, inside list 2) leaves that
+        // list nested in the item, unquoted.
+        let blocks = vec![
+            at(0, "outer", "li", item(None, 1, 2), true),
+            ExtractedBlock {
+                quote: Some(3),
+                ..at(1, "indented", "li", item(None, 2, 4), true)
+            },
+            at(2, "outer two", "li", item(None, 1, 2), true),
+        ];
+        assert_eq!(markdown(blocks), "- outer\n  - indented\n- outer two\n\n");
     }
 
     #[test]
