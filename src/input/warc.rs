@@ -208,7 +208,20 @@ fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64) -> Body {
         r.consume(n);
         body.got += n as u64;
     }
+    if body.replay.is_none() && body.got == len {
+        // A length a few bytes too long ends inside the next record's version line.
+        body.replay = version_line_started(&carry).map(<[u8]>::to_vec);
+    }
     body
+}
+
+/// The start of a [`WARC_LINE`] that `tail` ends with, after a blank line: where a block
+/// whose length is a few bytes too long stopped inside the next record's version line.
+fn version_line_started(tail: &[u8]) -> Option<&[u8]> {
+    (1..WARC_LINE.len()).rev().find_map(|k| {
+        let before = tail.strip_suffix(&WARC_LINE[..k])?;
+        (before.ends_with(b"\n\n") || before.ends_with(b"\n\r\n")).then_some(&WARC_LINE[..k])
+    })
 }
 
 /// Bytes of one read kept for the next, so that a record start across two reads is found:
@@ -241,8 +254,10 @@ fn record_start(before: &[u8], chunk: &[u8]) -> Option<usize> {
 }
 
 /// Whether a record's body ended where its Content-Length said: line breaks follow, then the
-/// next record's `WARC/` line or the end of the stream. The line breaks are consumed.
-fn record_ends(r: &mut dyn BufRead) -> std::io::Result<bool> {
+/// next record's `WARC/` line or the end of the stream. The line breaks are consumed; the
+/// first [`KEPT_BREAKS`] of them are added to `consumed`, to be read again when the record
+/// does not end there (they may end a version line that the block ran into).
+fn record_ends(r: &mut dyn BufRead, consumed: &mut Vec<u8>) -> std::io::Result<bool> {
     let mut breaks = 0usize;
     loop {
         let buf = r.fill_buf()?;
@@ -258,10 +273,15 @@ fn record_ends(r: &mut dyn BufRead) -> std::io::Result<bool> {
             let k = buf.len().min(5);
             return Ok(breaks > 0 && buf[..k] == b"WARC/"[..k]);
         }
+        let keep = n.min(KEPT_BREAKS.saturating_sub(consumed.len()));
+        consumed.extend_from_slice(&buf[..keep]);
         breaks += n;
         r.consume(n);
     }
 }
+
+/// Line breaks after a block that [`record_ends`] keeps: a version line needs one.
+const KEPT_BREAKS: usize = 2;
 
 /// The `response` records of a WARC stream. Each record is read within its Content-Length
 /// (checked against the byte limit first), so memory stays bounded. A record that does not
@@ -426,7 +446,13 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         (Some(e), None) => return Err(read_error(e)),
         (failed, _) => failed.map(read_error),
     };
-    let ends = got == len && record_ends(stream).map_err(read_error)?;
+    let mut breaks = Vec::new();
+    let ends = got == len && record_ends(stream, &mut breaks).map_err(read_error)?;
+    // The block ran into a record: the line breaks after it are that record's too.
+    let replay = replay.map(|mut held| {
+        held.extend_from_slice(&breaks);
+        held
+    });
     if !ends {
         // A record that would have been a page is named as its page would be, with its
         // record id, so that the failure joins back to the crawl; another by its place, its
@@ -477,6 +503,11 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
     if resource && !resource_page {
         let what = content_type.map_or("a file of no stated type".into(), |t| t.trim().into());
         return item(Err(Error::NoPage(what)));
+    }
+    if kind.trim().is_empty() {
+        // Every record names its type: one that does not may be a page, so it is reported
+        // rather than passed over.
+        return item(Err(Error::Record("bad WARC record: no WARC-Type".into())));
     }
     if !wanted {
         return Ok(Record::Other);

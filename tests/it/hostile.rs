@@ -926,6 +926,60 @@ fn warc_bodies_in_brotli_deflate_or_zstd_and_pages_in_resource_records() {
     assert_eq!(got[9].charset.as_deref(), Some("iso-8859-1"));
 }
 
+/// A length a few bytes too long ends inside the next record's line breaks or version line:
+/// whatever it cuts, the next record is read, plain or gzipped record by record. A record
+/// that names no type is reported, not passed over.
+#[test]
+fn warc_lengths_a_few_bytes_too_long_lose_no_other_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = http(ARTICLE);
+    let ok = |uri: &str| warc_record("response", uri, &body, None);
+    let gzip_each =
+        |records: &[Vec<u8>]| -> Vec<u8> { records.iter().flat_map(|r| gzip(r)).collect() };
+    for extra in 1..=24u64 {
+        let over = warc_record(
+            "response",
+            "https://a.example/2",
+            &body,
+            Some(body.len() as u64 + extra),
+        );
+        let records = [
+            ok("https://a.example/1"),
+            over,
+            ok("https://a.example/3"),
+            ok("https://a.example/4"),
+        ];
+        for (name, bytes) in [
+            ("plain.warc", records.concat()),
+            ("each.warc.gz", gzip_each(&records)),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            let got = items(&path, 1 << 20);
+            let parts = last_parts(&got);
+            // Two line breaks end a record: a length that takes some of them still ends it.
+            let second = extra < 4;
+            assert_eq!(
+                parts,
+                [("1", true), ("2", second), ("3", true), ("4", true)],
+                "{extra} bytes too long, {name}"
+            );
+        }
+    }
+    let untyped = String::from_utf8(ok("https://a.example/untyped"))
+        .unwrap()
+        .replacen("WARC-Type: response\r\n", "", 1);
+    let path = dir.path().join("untyped.warc");
+    std::fs::write(
+        &path,
+        [ok("https://a.example/1"), untyped.into_bytes()].concat(),
+    )
+    .unwrap();
+    let got = items(&path, 1 << 20);
+    assert_eq!(last_parts(&got), [("1", true), ("untyped", false)]);
+    assert_eq!(error_of(&got[1]), "bad WARC record: no WARC-Type");
+}
+
 #[test]
 fn warc_records_with_lying_lengths() {
     let dir = tempfile::tempdir().unwrap();
