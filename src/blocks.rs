@@ -559,6 +559,8 @@ impl Page {
         // The items that have had a block marked as the item: their later blocks are more of
         // the item.
         let mut started = vec![false; n];
+        // Each description list's last term (`<dt>`) that has a block, by the list's element.
+        let mut last_term: FxHashMap<u32, usize> = FxHashMap::default();
         let mut roles: Vec<Role> = self
             .blocks
             .iter()
@@ -567,6 +569,19 @@ impl Page {
                 let e = &self.elements[el];
                 let table = table_of[el];
                 let join = joins[b.index];
+                // A description goes under its kept term, as more of that item.
+                let under_term = match (&*e.tag, e.parent) {
+                    ("dt", Some(dl)) => {
+                        last_term.insert(dl, el);
+                        false
+                    }
+                    ("dd", Some(dl)) if !started[el] => {
+                        let under = last_term.get(&dl).is_some_and(|&dt| started[dt]);
+                        started[el] = under;
+                        under
+                    }
+                    _ => false,
+                };
                 let mut item = |li: usize| {
                     let depth = lists[li].max(1);
                     if std::mem::replace(&mut started[li], true) {
@@ -580,6 +595,11 @@ impl Page {
                 };
                 let parent = e.parent.map(|p| (p as usize, &self.elements[p as usize]));
                 let role = match (&*e.tag, parent) {
+                    // On the line below the term, as a browser shows it.
+                    ("dd", _) if under_term => Role::ItemParagraph {
+                        depth: lists[el].max(1),
+                        join: Join::Line,
+                    },
                     ("li" | "dt" | "dd", _) => item(el),
                     // A list item's paragraph (`<li><p>…</p><p>…</p></li>`) or code
                     // (`<li>Run:<pre>…</pre></li>`): the first is the item.
@@ -655,7 +675,8 @@ pub enum Role {
     /// A paragraph, heading, quote or code: whatever its tag says.
     #[default]
     Text,
-    /// An item of a list (`li`, `dt`, `dd`, or the first paragraph of an `li`).
+    /// An item of a list (`li`, `dt`, a `dd` without a term above it, or the first paragraph
+    /// of an `li`).
     Item {
         /// Its number in its `<ol>`: the list's `start` (1 by default, or the number of items
         /// of a `reversed` list) for the first item, counting up (down in a `reversed` list),
@@ -669,7 +690,8 @@ pub enum Role {
         list: u32,
     },
     /// More of a list item whose text a block above began: its text after a `<br>` or after
-    /// a block inside it, or its second `<p>`.
+    /// a block inside it, its second `<p>`, or the descriptions (`<dd>`) of a term (`<dt>`),
+    /// each on a line of its own under the term ([`Join::Line`]).
     ItemParagraph {
         /// Lists around the item, as for [`Role::Item`].
         depth: u32,
@@ -2368,7 +2390,13 @@ mod tests {
                 ),
                 ("only code", item(Some(6), 1, ol)),
                 ("term", item(None, 1, dl)),
-                ("meaning", item(None, 1, dl)),
+                (
+                    "meaning",
+                    Role::ItemParagraph {
+                        depth: 1,
+                        join: Join::Line
+                    }
+                ),
                 ("Sizes", Role::Text),
                 ("a", cell(0, 0, 0)),
                 ("b", cell(0, 0, 1)),
@@ -2456,6 +2484,35 @@ mod tests {
                 // Text after a `<p>` in the same element, then a line of it.
                 ("second", Role::Text),
                 ("third", Role::Line),
+            ]
+        );
+    }
+
+    #[test]
+    fn descriptions_go_under_their_terms() {
+        let html = "<dl><dt>Name</dt><dd>The name</dd><dd>Another</dd><dt>Size</dt>\
+                    <dd>Big<br>very</dd></dl><dl><dd>Alone</dd></dl>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let item = |list| Role::Item {
+            number: None,
+            depth: 1,
+            list: nth_element(&page, "dl", list),
+        };
+        let under = Role::ItemParagraph {
+            depth: 1,
+            join: Join::Line,
+        };
+        assert_eq!(
+            texts_and_roles(&page),
+            [
+                ("Name", item(0)),
+                ("The name", under),
+                ("Another", under),
+                ("Size", item(0)),
+                ("Big", under),
+                ("very", under),
+                // A description without a term is an item of its own.
+                ("Alone", item(1)),
             ]
         );
     }
