@@ -782,6 +782,21 @@ fn run_batch(
     Ok(tally.finish())
 }
 
+/// Where `path` leads, to tell two names of one file: its canonical path, or for a file not
+/// made yet, its folder's with its name. `None` for standard input and unreachable places.
+fn resolved(path: &std::path::Path) -> Option<PathBuf> {
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    std::fs::canonicalize(path).ok().or_else(|| {
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        Some(std::fs::canonicalize(parent).ok()?.join(path.file_name()?))
+    })
+}
+
 /// Whether `path` is the file whose canonical path is `target`: a file written there would be
 /// truncated before it is read. Only a path of the same file name is looked at on disk, so
 /// that a batch of many files costs no more than a comparison of names.
@@ -1154,11 +1169,13 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             .build_global()
             .ok();
     }
+    // The recipe's values are checked once the flags have changed some of them.
     let mut recipe = match &args.recipe {
-        Some(p) => Recipe::from_toml(&std::fs::read_to_string(p).map_err(at_path(p))?)
+        Some(p) => Recipe::read_toml(&std::fs::read_to_string(p).map_err(at_path(p))?)
             .map_err(at_path(p))?,
         None => Recipe::default(),
     };
+    let as_written = recipe.clone();
     let m = &mut recipe.model;
     if let Some(k) = &args.kind {
         m.kind = match k.as_str() {
@@ -1198,13 +1215,16 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 )
             });
     }
-    // The recipe file was checked as it was read: what is wrong now is a flag's value.
     if let Err(e) = recipe.validate() {
-        usage_error(
-            "train",
-            clap::error::ErrorKind::ValueValidation,
-            &e.to_string(),
-        );
+        // A recipe file that holds together by itself: what is wrong is a flag's value.
+        match (&args.recipe, as_written.validate()) {
+            (Some(p), Err(_)) => return Err(anyhow::Error::from(e)).map_err(at_path(p)),
+            _ => usage_error(
+                "train",
+                clap::error::ErrorKind::ValueValidation,
+                &e.to_string(),
+            ),
+        }
     }
     if args.cv_only && recipe.cv.folds == 0 {
         usage_error(
@@ -1215,8 +1235,33 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     }
 
     check_data_stdin(&args.data, "train");
-    let outputs = [(!args.cv_only).then_some(&args.out), args.report.as_ref()];
-    for path in outputs.into_iter().flatten().chain(&args.oof) {
+    let outputs: Vec<(&str, &PathBuf)> = [
+        ("--out", (!args.cv_only).then_some(&args.out)),
+        ("--report", args.report.as_ref()),
+        ("--oof", args.oof.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| Some((flag, path?)))
+    .collect();
+    // A file written would be truncated before, or after, another is read from it.
+    let inputs: Vec<&PathBuf> = args.data.iter().chain(&args.recipe).collect();
+    for (i, &(flag, path)) in outputs.iter().enumerate() {
+        let Some(at) = resolved(path) else { continue };
+        let clash = match inputs.iter().find(|p| resolved(p).as_ref() == Some(&at)) {
+            Some(input) => Some(format!(
+                "{flag} would overwrite an input: {}",
+                input.display()
+            )),
+            None => outputs[..i]
+                .iter()
+                .find(|(_, p)| resolved(p).as_ref() == Some(&at))
+                .map(|(other, _)| {
+                    format!("{other} and {flag} name the same file: {}", path.display())
+                }),
+        };
+        if let Some(clash) = clash {
+            usage_error("train", clap::error::ErrorKind::ArgumentConflict, &clash);
+        }
         check_writable(path)?;
     }
     let t0 = Instant::now();

@@ -155,9 +155,29 @@ impl Default for CvRecipe {
 impl Recipe {
     /// Parse a TOML recipe.
     pub fn from_toml(text: &str) -> Result<Recipe> {
-        let r: Recipe = toml::from_str(text).map_err(|e| Error::Config(format!("recipe: {e}")))?;
+        let r = Recipe::read_toml(text)?;
         r.validate()?;
         Ok(r)
+    }
+
+    /// A recipe as written, its values not checked yet: a program that overrides some of them
+    /// (as `textsift train`'s flags do) checks the result with [`Recipe::validate`]. A syntax
+    /// error, an unknown key or a value of the wrong type is an error here, on one line with
+    /// where it is.
+    pub fn read_toml(text: &str) -> Result<Recipe> {
+        toml::from_str(text).map_err(|e| {
+            let at = e.span().map(|span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                format!(" at line {line}, column {column}")
+            });
+            Error::Config(format!(
+                "recipe{}: {}",
+                at.unwrap_or_default(),
+                e.message().trim_end()
+            ))
+        })
     }
 
     /// The recipe as TOML.
@@ -179,9 +199,10 @@ impl Recipe {
                 self.model.trees
             ));
         }
-        if self.model.kind == ModelKind::Stacked && !(2..=5).contains(&self.model.stages) {
+        // Only stacked models read it, but a model file records it whatever its kind.
+        if !(2..=5).contains(&self.model.stages) {
             return bad(format!(
-                "model.stages must be 2 to 5 for a stacked model (got {})",
+                "model.stages must be 2 to 5 (got {}); only stacked models use it",
                 self.model.stages
             ));
         }
@@ -1062,8 +1083,21 @@ mod tests {
         assert!(err.to_string().contains("svm"), "{err}");
         let err = Recipe::from_toml("[model]\nkind = \"stacked\"\nstages = 1\n").unwrap_err();
         assert!(err.to_string().contains("stages"), "{err}");
+        let err = Recipe::from_toml("[model]\nkind = \"boosted\"\nstages = 9\n").unwrap_err();
+        assert!(err.to_string().contains("stages"), "{err}");
         let err = Recipe::from_toml("[model]\ntreez = 3\n").unwrap_err();
         assert!(err.to_string().contains("treez"), "{err}");
+        // Syntax and type errors: one line, saying where.
+        let err = Recipe::from_toml("[model]\ntrees = 3\nbalance = \"no\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("recipe at line 3, column 11: invalid type") && !err.contains('\n'),
+            "{err}"
+        );
+        // Values are checked apart from reading, so that flags can change them first.
+        let r = Recipe::read_toml("[model]\nkind = \"tree\"\n").unwrap();
+        assert!(r.validate().is_err());
         let r = Recipe::from_toml("[model]\ntrees = 7\n").unwrap();
         assert_eq!(r.model.trees, 7);
         assert_eq!(Recipe::from_toml(&r.to_toml()).unwrap(), r);

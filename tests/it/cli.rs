@@ -499,6 +499,7 @@ fn usage_errors_exit_two() {
         &["train", "--data", ".", "--folds", "0", "--cv-only"],
         &["train", "--data", ".", "--kind", "gbm"],
         &["train", "--data", ".", "--weighting", "word"],
+        &["train", "--data", ".", "--stages", "9"],
         &["eval", "--data", ".", "--min-aligned", "2"],
         // Standard input read twice.
         &["train", "--data", "-", "--data", "-", "--folds", "0"],
@@ -1054,6 +1055,73 @@ fn a_wcxb_folder_names_its_pages_without_gold_text_or_ground_truth() {
         )),
         "{err}"
     );
+}
+
+#[test]
+fn train_refuses_to_write_over_its_inputs_or_one_output_over_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("pages.jsonl");
+    let page = serde_json::json!({"id": "p1", "html": generated(1), "text": generated_gold(1)});
+    std::fs::write(&data, format!("{page}\n")).unwrap();
+    let recipe = dir.path().join("recipe.toml");
+    std::fs::write(&recipe, "[model]\ntrees = 1\n").unwrap();
+    let other = dir.path().join("out.tsm");
+    let (data, recipe, other) = (path_str(&data), path_str(&recipe), path_str(&other));
+    let data_again = format!("{}/./pages.jsonl", dir.path().display());
+    for (args, says) in [
+        (&["--out", data][..], "--out would overwrite an input"),
+        (&["--out", &data_again], "--out would overwrite an input"),
+        (&["--report", recipe], "--report would overwrite an input"),
+        (
+            &["--oof", data, "--cv-only"],
+            "--oof would overwrite an input",
+        ),
+        (
+            &["--out", other, "--report", other],
+            "--out and --report name the same file",
+        ),
+    ] {
+        let mut all = vec!["train", "--data", data, "--recipe", recipe, "--folds", "0"];
+        if args.contains(&"--cv-only") {
+            all.retain(|a| *a != "--folds" && *a != "0");
+        }
+        all.extend_from_slice(args);
+        let out = textsift(&all, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(
+        std::fs::read_to_string(recipe).unwrap(),
+        "[model]\ntrees = 1\n"
+    );
+    assert!(std::fs::read_to_string(data).unwrap().contains("\"p1\""));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+#[test]
+fn recipe_values_are_checked_after_the_flags_change_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("pages.jsonl");
+    let page = serde_json::json!({"id": "p1", "html": generated(1), "text": generated_gold(1)});
+    std::fs::write(&data, format!("{page}\n")).unwrap();
+    let recipe = dir.path().join("tree.toml");
+    std::fs::write(&recipe, "[model]\nkind = \"tree\"\ntrees = 300\n").unwrap();
+    let model = dir.path().join("m.tsm");
+    let (data, recipe, model) = (path_str(&data), path_str(&recipe), path_str(&model));
+    let base = [
+        "train", "--data", data, "--recipe", recipe, "--folds", "0", "--out", model,
+    ];
+    // The recipe alone does not hold together: its file is named, exit 1.
+    let out = textsift(&base, None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!("textsift: {recipe}: invalid setting: model.kind = \"tree\" needs model.trees = 1 (got 300)\n")
+    );
+    // A flag mends it.
+    let out = textsift(&[&base[..], &["--trees", "1"]].concat(), None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::path::Path::new(model).exists());
 }
 
 #[test]
