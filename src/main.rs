@@ -1246,15 +1246,16 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     // A file written would be truncated before, or after, another is read from it.
     let inputs: Vec<&PathBuf> = args.data.iter().chain(&args.recipe).collect();
     for (i, &(flag, path)) in outputs.iter().enumerate() {
-        let Some(at) = resolved(path) else { continue };
-        let clash = match inputs.iter().find(|p| resolved(p).as_ref() == Some(&at)) {
+        let at = resolved(path);
+        let same = |p: &PathBuf| at.is_some() && resolved(p) == at;
+        let clash = match inputs.iter().find(|p| same(p)) {
             Some(input) => Some(format!(
                 "{flag} would overwrite an input: {}",
                 input.display()
             )),
             None => outputs[..i]
                 .iter()
-                .find(|(_, p)| resolved(p).as_ref() == Some(&at))
+                .find(|(_, p)| same(p))
                 .map(|(other, _)| {
                     format!("{other} and {flag} name the same file: {}", path.display())
                 }),
