@@ -440,10 +440,18 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         failed,
     } = warc_body(stream, len, keep, bound);
     let read_error = |e| stream_error(e, |e| Error::Record(format!("bad WARC record: {e}")));
+    // A record that would have been a page is named as its page would be, with its record
+    // id, so that a failure joins back to the crawl; another by its place.
+    let named = uri.as_deref().filter(|_| wanted);
+    let failure = |error| Item {
+        warc: wanted.then(|| record.clone()),
+        url: named.map(str::to_owned),
+        ..Item::new(named.unwrap_or(place).to_string(), Err(error))
+    };
     // A block that cannot be read to its end holds no page; a record that it ran into and
     // held whole is read again below, as after a block cut short.
     let failed = match (failed, &replay) {
-        (Some(e), None) => return Err(read_error(e)),
+        (Some(e), None) => return Ok(Record::Bad(failure(read_error(e)), None)),
         (failed, _) => failed.map(read_error),
     };
     let mut breaks = Vec::new();
@@ -454,10 +462,6 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         held
     });
     if !ends {
-        // A record that would have been a page is named as its page would be, with its
-        // record id, so that the failure joins back to the crawl; another by its place, its
-        // target URI in the message.
-        let named = uri.as_deref().filter(|_| wanted);
         // A read that failed is the failure of the record it cut, reported when that record
         // is read again; this one only ran into it.
         let mut why = if failed.is_some() {
@@ -484,12 +488,7 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         if replay.is_some() {
             why.push_str("; reading on at a record that starts inside it");
         }
-        let item = Item {
-            warc: wanted.then(|| record.clone()),
-            url: named.map(str::to_owned),
-            ..Item::new(named.unwrap_or(place).to_string(), Err(Error::Record(why)))
-        };
-        return Ok(Record::Bad(item, replay));
+        return Ok(Record::Bad(failure(Error::Record(why)), replay));
     }
     let url = uri.clone();
     let source = uri.unwrap_or_else(|| place.to_string());
