@@ -156,13 +156,28 @@ fn not_a_record(keys: &RecordKeys, why: impl std::fmt::Display) -> Error {
     ))
 }
 
-/// A record's name: its id (a string as it is, another value as JSON), else its URL.
-fn record_name(id: Option<serde_json::Value>, url: Option<String>) -> Option<String> {
-    match id {
-        Some(serde_json::Value::String(s)) => Some(s),
-        Some(v) => Some(v.to_string()),
-        None => url,
+/// A record's name: its id (a string as it is, a number as written, another value as
+/// compact JSON), else its URL.
+fn record_name(id: Option<Box<RawValue>>, url: Option<String>) -> Option<String> {
+    let Some(id) = id else {
+        return url;
+    };
+    let text = id.get();
+    if text.starts_with(['"', '{', '[']) {
+        // `1.50` and `1e2` stay as written, which reading them as numbers would not keep.
+        return match serde_json::from_str(text).ok()? {
+            serde_json::Value::String(s) => Some(s),
+            v => Some(v.to_string()),
+        };
     }
+    Some(text.to_string())
+}
+
+/// The string a field's value is, if it is one.
+fn string_in(value: Option<&RawValue>) -> Option<String> {
+    value
+        .filter(|v| v.get().starts_with('"'))
+        .and_then(|v| serde_json::from_str(v.get()).ok())
 }
 
 /// The fields passed through as one JSON object. Their values were only checked for their
@@ -194,7 +209,7 @@ fn keep_field(kept: &mut String, name: &str, value: &RawValue) {
 /// The fields of a JSON Lines record that are read.
 #[derive(Default)]
 struct RecordParts {
-    id: Option<serde_json::Value>,
+    id: Option<Box<RawValue>>,
     url: Option<String>,
     html: Option<String>,
     /// The fields passed through, as written and in the record's order: the inside of a
@@ -270,23 +285,18 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
                 // A URL that is not a string (a number, a list) names nothing; the record's
                 // page is read all the same.
                 Field::Url => {
-                    let value: Option<serde_json::Value> = map.next_value()?;
-                    parts.url = string_of(value.as_ref());
+                    let value: Option<Box<RawValue>> = map.next_value()?;
+                    parts.url = string_in(value.as_deref());
                 }
                 _ => {
-                    let value: Option<serde_json::Value> = map.next_value()?;
-                    parts.url = string_of(value.as_ref());
+                    let value: Option<Box<RawValue>> = map.next_value()?;
+                    parts.url = string_in(value.as_deref());
                     parts.id = value;
                 }
             }
         }
         Ok(parts)
     }
-}
-
-/// A field's value when it is a string.
-fn string_of(value: Option<&serde_json::Value>) -> Option<String> {
-    value.and_then(|v| v.as_str()).map(str::to_owned)
 }
 
 /// Tells a record's field by its name, without copying the name.
@@ -449,6 +459,27 @@ mod tests {
             };
             assert!(Reading::new(1).keys(keys).is_err(), "{name}");
         }
+    }
+
+    #[test]
+    fn a_record_is_named_by_its_id_as_written() {
+        let reading = Reading::new(1 << 20);
+        let name = |line: &str| jsonl_record("f.jsonl:1".into(), line.as_bytes(), &reading).source;
+        for (id, source) in [
+            (r#""a \"b\"""#, r#"a "b""#),
+            ("1.50", "1.50"),
+            ("1e2", "1e2"),
+            ("18446744073709551616", "18446744073709551616"),
+            ("-0", "-0"),
+            ("true", "true"),
+            (r#"{ "n" : [1, 2] }"#, r#"{"n":[1,2]}"#),
+        ] {
+            let line = format!(r#"{{"id": {id}, "url": "u", "html": "<p>a</p>"}}"#);
+            assert_eq!(name(&line), source, "{id}");
+        }
+        // No id, or a null one: the URL, when it is a string; else the line.
+        assert_eq!(name(r#"{"id": null, "url": "u", "html": "<p>a</p>"}"#), "u");
+        assert_eq!(name(r#"{"url": 5, "html": "<p>a</p>"}"#), "f.jsonl:1");
     }
 
     #[test]
