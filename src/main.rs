@@ -652,6 +652,7 @@ fn run_batch(
             );
         }
     }
+    let stdout_is_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let progress = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
         // The bar's length: the files named or found in directories, and those of a list read
         // from a file, counted by a first walk and reading; a list piped in has no length
@@ -739,10 +740,15 @@ fn run_batch(
         },
         |(k, item, result)| -> anyhow::Result<()> {
             if let Ok(text) = &result {
-                out.write_all(text.as_bytes()).context(STDOUT)?;
                 // Each page goes out whole as soon as it is done: a reader down the pipe sees
                 // it at once, and a run that is killed leaves only whole pages behind.
-                out.flush().context(STDOUT)?;
+                let mut write = || out.write_all(text.as_bytes()).and_then(|()| out.flush());
+                match &progress {
+                    // On the terminal that shows the bar, the page goes above the bar.
+                    Some((bar, _)) if stdout_is_terminal => bar.suspend(write),
+                    _ => write(),
+                }
+                .context(STDOUT)?;
             }
             let failure = tally.count(&item.source, &result);
             let failed = failure.is_some();
