@@ -1232,6 +1232,8 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     }
+    // The model's date, asked for before the work.
+    let trained = train::today()?;
     if args.cv_only && recipe.cv.folds == 0 {
         usage_error(
             "train",
@@ -1355,7 +1357,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     }
     let t2 = Instant::now();
     let data: Vec<String> = args.data.iter().map(|d| d.display().to_string()).collect();
-    let model = train::train_final(&pages, &recipe, data, cv.as_ref(), train::today())?;
+    let model = train::train_final(&pages, &recipe, data, cv.as_ref(), trained)?;
     let final_s = t2.elapsed().as_secs_f64();
     let bytes = model.to_bytes()?;
     std::fs::write(&args.out, &bytes).map_err(at_path(&args.out))?;

@@ -737,17 +737,20 @@ pub fn train_final(
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, or the date of `SOURCE_DATE_EPOCH` when set, so that a
-/// rebuild can reproduce a model file byte for byte.
-pub fn today() -> String {
-    let secs = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.parse::<i64>().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64)
-        });
-    civil_date(secs)
+/// rebuild can reproduce a model file byte for byte. A value that is not a Unix time in
+/// seconds is refused, rather than today's date written where a fixed one was asked for.
+pub fn today() -> Result<String> {
+    let secs = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(s) if !s.trim().is_empty() => s.trim().parse::<i64>().map_err(|_| {
+            Error::Config(format!(
+                "SOURCE_DATE_EPOCH must be a Unix time in seconds, not {s:?}"
+            ))
+        })?,
+        _ => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+    };
+    Ok(civil_date(secs))
 }
 
 /// `YYYY-MM-DD` of a Unix time.

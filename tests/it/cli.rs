@@ -1125,6 +1125,35 @@ fn recipe_values_are_checked_after_the_flags_change_them() {
 }
 
 #[test]
+fn a_model_date_fixed_by_source_date_epoch_is_written_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("pages.jsonl");
+    let page = serde_json::json!({"id": "p1", "html": generated(1), "text": generated_gold(1)});
+    std::fs::write(&data, format!("{page}\n")).unwrap();
+    let model = dir.path().join("m.tsm");
+    let (data, model) = (path_str(&data), path_str(&model));
+    let train = |epoch: &str| {
+        Command::new(env!("CARGO_BIN_EXE_textsift"))
+            .args([
+                "train", "--data", data, "--folds", "0", "--trees", "1", "--out", model,
+            ])
+            .env("SOURCE_DATE_EPOCH", epoch)
+            .output()
+            .unwrap()
+    };
+    let out = train("1 day");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "textsift: invalid setting: SOURCE_DATE_EPOCH must be a Unix time in seconds, not \"1 day\"\n"
+    );
+    assert!(!std::path::Path::new(model).exists());
+    assert_eq!(train("86400").status.code(), Some(0));
+    let info = stdout(&textsift(&["model-info", model], None));
+    assert!(info.contains("trained: 1970-01-02 "), "{info}");
+}
+
+#[test]
 fn files_that_cannot_be_written_are_named_before_the_work() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("pages.jsonl");
