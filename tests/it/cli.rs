@@ -1057,12 +1057,18 @@ fn a_wcxb_folder_names_its_pages_without_gold_text_or_ground_truth() {
     );
 }
 
+/// Annotations of one generated page, `pages.jsonl` in `dir`.
+fn one_page(dir: &std::path::Path) -> std::path::PathBuf {
+    let data = dir.join("pages.jsonl");
+    let page = serde_json::json!({"id": "p1", "html": generated(1), "text": generated_gold(1)});
+    std::fs::write(&data, format!("{page}\n")).unwrap();
+    data
+}
+
 #[test]
 fn train_refuses_to_write_over_its_inputs_or_one_output_over_another() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("pages.jsonl");
-    let page = serde_json::json!({"id": "p1", "html": generated(1), "text": generated_gold(1)});
-    std::fs::write(&data, format!("{page}\n")).unwrap();
+    let data = one_page(dir.path());
     let recipe = dir.path().join("recipe.toml");
     std::fs::write(&recipe, "[model]\ntrees = 1\n").unwrap();
     let other = dir.path().join("out.tsm");
@@ -1101,9 +1107,7 @@ fn train_refuses_to_write_over_its_inputs_or_one_output_over_another() {
 #[test]
 fn recipe_values_are_checked_after_the_flags_change_them() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("pages.jsonl");
-    let page = serde_json::json!({"id": "p1", "html": generated(1), "text": generated_gold(1)});
-    std::fs::write(&data, format!("{page}\n")).unwrap();
+    let data = one_page(dir.path());
     let recipe = dir.path().join("tree.toml");
     std::fs::write(&recipe, "[model]\nkind = \"tree\"\ntrees = 300\n").unwrap();
     let model = dir.path().join("m.tsm");
@@ -1127,9 +1131,7 @@ fn recipe_values_are_checked_after_the_flags_change_them() {
 #[test]
 fn a_model_date_fixed_by_source_date_epoch_is_written_or_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("pages.jsonl");
-    let page = serde_json::json!({"id": "p1", "html": generated(1), "text": generated_gold(1)});
-    std::fs::write(&data, format!("{page}\n")).unwrap();
+    let data = one_page(dir.path());
     let model = dir.path().join("m.tsm");
     let (data, model) = (path_str(&data), path_str(&model));
     let train = |epoch: &str| {
@@ -1156,9 +1158,7 @@ fn a_model_date_fixed_by_source_date_epoch_is_written_or_refused() {
 #[test]
 fn files_that_cannot_be_written_are_named_before_the_work() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("pages.jsonl");
-    let page = serde_json::json!({"id": "p1", "html": generated(1), "text": generated_gold(1)});
-    std::fs::write(&data, format!("{page}\n")).unwrap();
+    let data = one_page(dir.path());
     let missing = dir.path().join("missing/out");
     let kept = dir.path().join("kept.md");
     std::fs::write(&kept, "an earlier report").unwrap();
