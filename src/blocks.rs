@@ -658,7 +658,8 @@ pub enum Join {
     /// As a paragraph of its own.
     #[default]
     Paragraph,
-    /// On the next line, after a single `<br>`.
+    /// On the next line: after a single `<br>` (after any number in a heading), or a
+    /// description (`<dd>`) under its term.
     Line,
     /// On the same line, after only images or form fields.
     SameLine,

@@ -1232,8 +1232,12 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     }
-    // The model's date, asked for before the work.
-    let trained = train::today()?;
+    // The model's date, asked for before the work (a run that writes no model needs none).
+    let trained = if args.cv_only {
+        String::new()
+    } else {
+        train::today()?
+    };
     if args.cv_only && recipe.cv.folds == 0 {
         usage_error(
             "train",

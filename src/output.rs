@@ -220,12 +220,14 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         // A line goes under the line above it, when that one is kept.
         let under = follows.block(b);
+        let role = role_of(b, under);
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
         // indented lines would otherwise read as code without their escapes being read.
         let pre = b.collapsed.is_some() || b.tag == "pre";
         // A list inside a quote inside an item of a kept list (a quote that indents a nested
-        // list) stays nested in that item, unquoted: quoting it would end the outer list.
-        let item_depth = match b.role {
+        // list) stays nested in that item, in the outer list's quote if any, not its own:
+        // quoting it would end the outer list.
+        let item_depth = match role {
             Role::Item { depth, .. } | Role::ItemParagraph { depth, .. } => Some(depth),
             _ => None,
         };
@@ -236,12 +238,13 @@ pub fn to_markdown(e: &Extraction) -> String {
         });
         // Whatever a quote holds (paragraphs, lines, lists, headings, code) starts its lines
         // with `> `; the title is the page's, never quoted.
-        let quoted = quoted(b) && title_block != Some(b.index) && !in_outer_item;
+        let quote = if in_outer_item { lists_quote } else { b.quote };
+        let quoted = quote.is_some() && title_block != Some(b.index);
         let q = if quoted { "> " } else { "" };
         // The piece keeps its quote open for the next one: a paragraph break right below a
         // piece of the same quote is a blank line of that quote, so that it stays one quote.
-        in_quote = quoted.then_some(b.quote);
-        let paragraph_gap = if quoted && quote_above == Some(b.quote) && under {
+        in_quote = quoted.then_some(quote);
+        let paragraph_gap = if quoted && quote_above == Some(quote) && under {
             Gap::QuoteBlank
         } else {
             Gap::Blank
@@ -261,7 +264,7 @@ pub fn to_markdown(e: &Extraction) -> String {
             lists_quote = b.quote;
         }
         // More of a kept item: a line or a paragraph of its own at the item's text column.
-        if let Role::ItemParagraph { depth, join } = b.role {
+        if let Role::ItemParagraph { depth, join } = role {
             if let Some(column) = lists.paragraph(depth) {
                 let gap = match join {
                     Join::SameLine if under => return (md_inline(b, false), Gap::Space),
@@ -275,7 +278,7 @@ pub fn to_markdown(e: &Extraction) -> String {
             number,
             depth,
             list,
-        } = b.role
+        } = role
         {
             let (indent, marker, after) = lists.item(number, depth, list);
             let text = in_item(indent + marker.len());
@@ -293,7 +296,7 @@ pub fn to_markdown(e: &Extraction) -> String {
             };
         }
         lists = Lists::default();
-        if b.role == Role::SameLine && under {
+        if role == Role::SameLine && under {
             let text = match b.heading_level() {
                 Some(_) => heading_inline(b),
                 None => md_inline(b, false),
@@ -301,11 +304,11 @@ pub fn to_markdown(e: &Extraction) -> String {
             // More of the line above.
             return (text, Gap::Space);
         }
-        if b.role == Role::Line && under && b.heading_level().is_some() {
+        if role == Role::Line && under && b.heading_level().is_some() {
             // A heading's later line: one Markdown heading is one line.
             return (heading_inline(b), Gap::Space);
         }
-        if b.role == Role::Line && under {
+        if role == Role::Line && under {
             return (format!("{q}{}", md_inline(b, true)), Gap::HardBreak);
         }
         let text = match b.heading_level() {
@@ -436,7 +439,10 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
     let mut follows = Follows::default();
     lay_out(pieces(blocks), |piece| {
         let (role, under) = match piece {
-            Piece::Block(b) => (b.role, follows.block(b)),
+            Piece::Block(b) => {
+                let under = follows.block(b);
+                (role_of(b, under), under)
+            }
             Piece::Table(_) => {
                 follows = Follows::default();
                 (Role::Text, false)
@@ -468,6 +474,15 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
             Piece::Table(grid) => (text_table(grid), gap),
         }
     })
+}
+
+/// A block's role as laid out: a description (`<dd>`) that does not follow a kept block of
+/// its term is a paragraph of its own, rather than more of the item above, another term's.
+fn role_of(b: &ExtractedBlock, under: bool) -> Role {
+    match b.role {
+        Role::ItemParagraph { .. } if b.tag == "dd" && !under => Role::Text,
+        role => role,
+    }
 }
 
 /// Which kept block was laid out last, to tell whether a block follows the one above it in
@@ -1628,6 +1643,41 @@ mod tests {
             at(2, "outer two", "li", item(None, 1, 2), true),
         ];
         assert_eq!(markdown(blocks), "- outer\n  - indented\n- outer two\n\n");
+        // The same inside a quote (element 5, around list 7): the nested items stay in it.
+        let blocks = vec![
+            q(0, "outer", "li", item(None, 1, 7)),
+            ExtractedBlock {
+                quote: Some(8),
+                ..at(1, "indented", "li", item(None, 2, 9), true)
+            },
+            q(2, "outer two", "li", item(None, 1, 7)),
+        ];
+        assert_eq!(
+            markdown(blocks),
+            "> - outer\n>   - indented\n> - outer two\n\n"
+        );
+    }
+
+    #[test]
+    fn a_description_goes_under_its_own_term_only() {
+        let term = Role::Item {
+            number: None,
+            depth: 1,
+            list: 2,
+        };
+        let description = Role::ItemParagraph {
+            depth: 1,
+            join: Join::Line,
+        };
+        let blocks = vec![
+            at(0, "A", "dt", term, true),
+            at(1, "a", "dd", description, true),
+            at(2, "B", "dt", term, false),
+            // Its term dropped: a paragraph, not more of A.
+            at(3, "b", "dd", description, true),
+        ];
+        assert_eq!(plain_text(&blocks), "- A\na\n\nb");
+        assert_eq!(markdown(blocks), "- A\\\n  a\n\nb\n\n");
     }
 
     #[test]

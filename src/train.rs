@@ -172,10 +172,13 @@ impl Recipe {
                 let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
                 format!(" at line {line}, column {column}")
             });
+            // The parser's message may take several lines ("invalid table header", then
+            // what it expected): one line, so that the report stays one.
+            let message: Vec<&str> = e.message().lines().map(str::trim).collect();
             Error::Config(format!(
                 "recipe{}: {}",
                 at.unwrap_or_default(),
-                e.message().trim_end()
+                message.join("; ")
             ))
         })
     }
@@ -1096,6 +1099,13 @@ mod tests {
             .to_string();
         assert!(
             err.contains("recipe at line 3, column 11: invalid type") && !err.contains('\n'),
+            "{err}"
+        );
+        let err = Recipe::from_toml("[model\ntrees = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("recipe at line 1, column ") && !err.contains('\n'),
             "{err}"
         );
         // Values are checked apart from reading, so that flags can change them first.

@@ -163,21 +163,33 @@ fn record_name(id: Option<Box<RawValue>>, url: Option<String>) -> Option<String>
         return url;
     };
     let text = id.get();
-    if text.starts_with(['"', '{', '[']) {
+    if !text.starts_with(['"', '{', '[']) {
         // `1.50` and `1e2` stay as written, which reading them as numbers would not keep.
-        return match serde_json::from_str(text).ok()? {
-            serde_json::Value::String(s) => Some(s),
-            v => Some(v.to_string()),
-        };
+        return Some(text.to_string());
     }
-    Some(text.to_string())
+    match decoded(&id) {
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(v) => Some(v.to_string()),
+        None => url,
+    }
+}
+
+/// A value read as JSON, an escaped lone UTF-16 surrogate in it made U+FFFD as in the page
+/// (reading it raw did not check its escapes).
+fn decoded(value: &RawValue) -> Option<serde_json::Value> {
+    let text = value.get();
+    serde_json::from_str(text).ok().or_else(|| {
+        let mended = without_lone_surrogates(text.as_bytes())?;
+        serde_json::from_slice(&mended).ok()
+    })
 }
 
 /// The string a field's value is, if it is one.
 fn string_in(value: Option<&RawValue>) -> Option<String> {
-    value
-        .filter(|v| v.get().starts_with('"'))
-        .and_then(|v| serde_json::from_str(v.get()).ok())
+    match decoded(value.filter(|v| v.get().starts_with('"'))?)? {
+        serde_json::Value::String(s) => Some(s),
+        _ => None,
+    }
 }
 
 /// The fields passed through as one JSON object. Their values were only checked for their
@@ -477,6 +489,11 @@ mod tests {
             let line = format!(r#"{{"id": {id}, "url": "u", "html": "<p>a</p>"}}"#);
             assert_eq!(name(&line), source, "{id}");
         }
+        // An escaped lone surrogate, which Python's `json` writes, is U+FFFD there too.
+        let line = r#"{"id": "caf\udce9", "url": "https://x/\ud800", "html": "<p>a</p>"}"#;
+        let item = jsonl_record("f.jsonl:1".into(), line.as_bytes(), &reading);
+        assert_eq!(item.source, "caf\u{fffd}");
+        assert_eq!(item.url.as_deref(), Some("https://x/\u{fffd}"));
         // No id, or a null one: the URL, when it is a string; else the line.
         assert_eq!(name(r#"{"id": null, "url": "u", "html": "<p>a</p>"}"#), "u");
         assert_eq!(name(r#"{"url": 5, "html": "<p>a</p>"}"#), "f.jsonl:1");

@@ -280,8 +280,9 @@ fn record_ends(r: &mut dyn BufRead, consumed: &mut Vec<u8>) -> std::io::Result<b
     }
 }
 
-/// Line breaks after a block that [`record_ends`] keeps: a version line needs one.
-const KEPT_BREAKS: usize = 2;
+/// Line breaks after a block that [`record_ends`] keeps: those of the record it ran into (a
+/// version line's, a header's end), bounded so that a file of line breaks holds little.
+const KEPT_BREAKS: usize = 1 << 16;
 
 /// The `response` records of a WARC stream. Each record is read within its Content-Length
 /// (checked against the byte limit first), so memory stays bounded. A record that does not
@@ -534,6 +535,13 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
     } else {
         decode_content(payload.body.into_owned(), payload.encoding, max_bytes)
     };
+    // An empty body sent compressed is as empty ([`http_payload`] tells the others).
+    if bytes
+        .as_ref()
+        .is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace))
+    {
+        return item(Err(Error::NoPage("an empty response".into())));
+    }
     Ok(Record::Item(Item {
         charset: payload.charset,
         warc: Some(record),

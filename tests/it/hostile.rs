@@ -181,6 +181,15 @@ fn parser_work_is_bounded_on_stray_and_unclosed_tags() {
             "{what}"
         );
     }
+    // Cheap nodes first do not buy stray tags later: the page's work is bounded as a whole.
+    let html = format!(
+        "{before}{}{}{}{after}",
+        "<i></i>".repeat(450_000),
+        "<div>".repeat(2040),
+        "</li>".repeat(1_500_000)
+    );
+    let e = within(20, "saved-up work", || extract(html.as_bytes())).unwrap();
+    assert!(all_text(&e).contains("Words before") && e.truncated);
     let paragraphs: String = (0..3000)
         .map(|i| format!("<p>Paragraph {i} of the deep page.</p>"))
         .collect();
@@ -874,12 +883,20 @@ fn warc_bodies_in_brotli_deflate_or_zstd_and_pages_in_resource_records() {
             "text/html; charset=ISO-8859-1",
             page,
         ),
+        // Nothing but spaces, compressed: no page, as an empty body is.
+        encoded("https://a.example/blank", "br", &brotli(b" \r\n")),
         resource("https://a.example/shot.png", "image/png", b"\x89PNG\r\n"),
     ];
     let path = dir.path().join("encoded.warc");
     std::fs::write(&path, parts.concat()).unwrap();
     let mut got = items(&path, 1 << 20);
     let shot = got.pop().unwrap();
+    let blank = got.pop().unwrap();
+    assert!(
+        matches!(&blank.bytes, Err(Error::NoPage(t)) if t == "an empty response"),
+        "{:?}",
+        blank.bytes
+    );
     assert_eq!(shot.source, "https://a.example/shot.png");
     assert!(
         matches!(&shot.bytes, Err(Error::NoPage(t)) if t == "image/png"),
@@ -936,7 +953,13 @@ fn warc_lengths_a_few_bytes_too_long_lose_no_other_record() {
     let ok = |uri: &str| warc_record("response", uri, &body, None);
     let gzip_each =
         |records: &[Vec<u8>]| -> Vec<u8> { records.iter().flat_map(|r| gzip(r)).collect() };
-    for extra in 1..=24u64 {
+    // And one that stops right before the blank line that ends the next record's HTTP
+    // header: the line breaks after it are that record's.
+    let third = ok("https://a.example/3");
+    let http_start = third.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let header_end = http_start + body.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let into_header = 4 + header_end as u64;
+    for extra in (1..=24u64).chain([into_header]) {
         let over = warc_record(
             "response",
             "https://a.example/2",
@@ -964,6 +987,12 @@ fn warc_lengths_a_few_bytes_too_long_lose_no_other_record() {
                 [("1", true), ("2", second), ("3", true), ("4", true)],
                 "{extra} bytes too long, {name}"
             );
+            // The others are read whole, their pages as they were (record 2's holds the line
+            // breaks its length takes).
+            for item in got.iter().filter(|i| !i.source.ends_with("/2")) {
+                let page = item.bytes.as_deref().unwrap();
+                assert_eq!(page, ARTICLE.as_bytes(), "{extra}, {name}: {}", item.source);
+            }
         }
     }
     let untyped = String::from_utf8(ok("https://a.example/untyped"))
