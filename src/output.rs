@@ -887,8 +887,8 @@ pub struct PageRecord<'a> {
     /// The main text as Markdown ([`to_markdown`]), only when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub markdown: Option<&'a str>,
-    /// `true` when the page held more blocks than the limit and the rest was dropped
-    /// ([`Extraction::truncated`]); left out otherwise.
+    /// `true` when text of the page was dropped: the blocks past the limit, or the rest of a
+    /// page past the parser's work bound ([`Extraction::truncated`]); left out otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
     /// Every block, only when asked for.
