@@ -137,7 +137,7 @@ struct TrainArgs {
     clean_copies: Option<f64>,
     /// Cross-validate only; do not train or write the final model (the report, which
     /// describes that model, is not written either).
-    #[arg(long, conflicts_with = "report")]
+    #[arg(long, conflicts_with_all = ["report", "out"])]
     cv_only: bool,
     /// Write the out-of-fold block scores as JSON Lines here (one page a line: id, page_type,
     /// fold, texts, labels, scores), for studies of decoders and thresholds.

@@ -493,6 +493,7 @@ fn usage_errors_exit_two() {
         &["no-such-command"],
         &[],
         &["train", "--data", ".", "--cv-only", "--report", "r.md"],
+        &["train", "--data", ".", "--cv-only", "--out", "m.tsm"],
         // Flags out of range, before any page is read.
         &["train", "--data", ".", "--trees", "0"],
         &["train", "--data", ".", "--folds", "1"],
