@@ -1691,8 +1691,8 @@ fn drop_cap(before: &str, after: &str) -> bool {
 /// builder does work proportional to the depth of open elements at each tag, so a page nested
 /// 100,000 deep would take minutes. Nesting that this estimate misses (stray end tags or
 /// elements left open by the thousand) is bounded while parsing: past a few times this many
-/// open elements looked at per node made, the rest of the page is dropped and the page
-/// marked as cut ([`Page::truncated`]).
+/// open elements looked at per node made, or 2^30 in the page, the rest of the page is
+/// dropped and the page marked as cut ([`Page::truncated`]).
 pub const MAX_NESTING: usize = 2048;
 
 /// A tag name of up to eight bytes, lower-cased, as one integer (little-endian, zero-padded):

@@ -155,17 +155,11 @@ fn title_block(e: &Extraction, first: Option<&Piece>) -> Option<usize> {
     let plain = matches!(first.role, Role::Text | Role::Cell { .. })
         && first.collapsed.is_none()
         && first.tag != "pre"
-        && !quoted(first);
+        && first.quote.is_none();
     ((first.heading_level().is_some() || plain)
         && !e.title.is_empty()
         && crate::decode::normalized(first.collapsed_text()) == crate::decode::normalized(&e.title))
     .then_some(first.index)
-}
-
-/// Whether a block is quoted: its own element or one around it is a `<blockquote>` (a
-/// quote's paragraphs are blocks of their own tags, `<blockquote><p>…`).
-fn quoted(b: &ExtractedBlock) -> bool {
-    b.quote.is_some()
 }
 
 /// The title and the main text, a blank line between them when there are both, and a

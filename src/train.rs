@@ -1093,21 +1093,21 @@ mod tests {
         assert!(err.to_string().contains("stages"), "{err}");
         let err = Recipe::from_toml("[model]\ntreez = 3\n").unwrap_err();
         assert!(err.to_string().contains("treez"), "{err}");
-        // Syntax and type errors: one line, saying where.
-        let err = Recipe::from_toml("[model]\ntrees = 3\nbalance = \"no\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("recipe at line 3, column 11: invalid type") && !err.contains('\n'),
-            "{err}"
-        );
-        let err = Recipe::from_toml("[model\ntrees = 3\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("recipe at line 1, column ") && !err.contains('\n'),
-            "{err}"
-        );
+        // Syntax and type errors (the parser's message for the latter takes two lines): one
+        // line, saying where.
+        for (toml, says) in [
+            (
+                "[model]\ntrees = 3\nbalance = \"no\"\n",
+                "recipe at line 3, column 11: invalid type",
+            ),
+            (
+                "[model\ntrees = 3\n",
+                "recipe at line 1, column 7: invalid table header; expected",
+            ),
+        ] {
+            let err = Recipe::from_toml(toml).unwrap_err().to_string();
+            assert!(err.contains(says) && !err.contains('\n'), "{err}");
+        }
         // Values are checked apart from reading, so that flags can change them first.
         let r = Recipe::read_toml("[model]\nkind = \"tree\"\n").unwrap();
         assert!(r.validate().is_err());

@@ -535,7 +535,8 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
     } else {
         decode_content(payload.body.into_owned(), payload.encoding, max_bytes)
     };
-    // An empty body sent compressed is as empty ([`http_payload`] tells the others).
+    // A crawl holds empty answers as it holds redirects: no page, rather than a failed one
+    // (told once decoded, as a compressed body may be empty too).
     if bytes
         .as_ref()
         .is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace))
@@ -690,17 +691,10 @@ fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
     let chunked =
         header("transfer-encoding").is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
     // A body that does not hold together as chunks is kept as it is.
-    let body: std::borrow::Cow<[u8]> = match chunked.then(|| dechunk(body)).flatten() {
+    let body = match chunked.then(|| dechunk(body)).flatten() {
         Some(joined) => joined.into(),
         None => body.into(),
     };
-    // A crawl holds empty answers as it holds redirects: no page, rather than a failed one.
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(match response.code {
-            Some(code) => format!("an empty response, HTTP {code}"),
-            None => "an empty response".into(),
-        });
-    }
     Ok(Payload {
         body,
         charset,
@@ -807,15 +801,6 @@ mod tests {
             empty.err().as_deref(),
             Some("no content, HTTP 204 No Content")
         );
-        // An empty answer of any status, or one of whitespace only (chunked or not).
-        for record in [
-            &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"[..],
-            b"HTTP/1.1 200 OK\r\n\r\n \r\n\t",
-            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-        ] {
-            let empty = http_payload(record);
-            assert_eq!(empty.err().as_deref(), Some("an empty response, HTTP 200"));
-        }
         // Only interim responses, and a body that merely starts like one, stay as they are.
         assert_eq!(
             after_interim_responses(b"HTTP/1.1 100 Continue\r\n"),
