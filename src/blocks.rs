@@ -556,9 +556,9 @@ impl Page {
                 }
             })
             .collect();
-        // The items that have had a block marked as the item: their later blocks are more of
-        // the item.
-        let mut started = vec![false; n];
+        // The item that each list item's first block began, by the item's element: the
+        // item's later blocks are more of it. A description under a term is more of the term.
+        let mut begun: Vec<Option<ListItem>> = vec![None; n];
         // Each description list's last term (`<dt>`) that has a block, by the list's element.
         let mut last_term: FxHashMap<u32, usize> = FxHashMap::default();
         let mut roles: Vec<Role> = self
@@ -569,46 +569,49 @@ impl Page {
                 let e = &self.elements[el];
                 let table = table_of[el];
                 let join = joins[b.index];
-                // A description goes under its kept term, as more of that item.
                 let under_term = match (&*e.tag, e.parent) {
                     ("dt", Some(dl)) => {
                         last_term.insert(dl, el);
-                        false
+                        None
                     }
-                    ("dd", Some(dl)) if !started[el] => {
-                        let under = last_term.get(&dl).is_some_and(|&dt| started[dt]);
-                        started[el] = under;
-                        under
+                    ("dd", Some(dl)) if begun[el].is_none() => {
+                        let term = last_term.get(&dl).and_then(|&dt| begun[dt]);
+                        begun[el] = term;
+                        term
                     }
-                    _ => false,
+                    _ => None,
                 };
                 let mut item = |li: usize| {
-                    let depth = lists[li].max(1);
-                    if std::mem::replace(&mut started[li], true) {
-                        return Role::ItemParagraph { depth, join };
+                    if let Some(item) = begun[li] {
+                        return Role::ItemParagraph { item, join };
                     }
-                    Role::Item {
+                    let item = ListItem {
                         number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
-                        depth,
+                        depth: lists[li].max(1),
                         list: self.elements[li].parent.unwrap_or(li as u32),
-                    }
+                        element: li as u32,
+                    };
+                    begun[li] = Some(item);
+                    Role::Item(item)
                 };
                 let parent = e.parent.map(|p| (p as usize, &self.elements[p as usize]));
-                let role = match (&*e.tag, parent) {
+                let role = match (under_term, &*e.tag, parent) {
                     // On the line below the term, as a browser shows it.
-                    ("dd", _) if under_term => Role::ItemParagraph {
-                        depth: lists[el].max(1),
+                    (Some(item), ..) => Role::ItemParagraph {
+                        item,
                         join: Join::Line,
                     },
-                    ("li" | "dt" | "dd", _) => item(el),
+                    (_, "li" | "dt" | "dd", _) => item(el),
                     // A list item's paragraph (`<li><p>…</p><p>…</p></li>`) or code
                     // (`<li>Run:<pre>…</pre></li>`): the first is the item.
-                    ("p" | "pre", Some((li, l))) if l.tag == "li" => item(li),
-                    ("td" | "th", Some((tr, r))) if table != NONE && r.tag == "tr" => Role::Cell {
-                        table,
-                        row: position[tr].saturating_sub(1),
-                        col: position[el].saturating_sub(1),
-                    },
+                    (_, "p" | "pre", Some((li, l))) if l.tag == "li" => item(li),
+                    (_, "td" | "th", Some((tr, r))) if table != NONE && r.tag == "tr" => {
+                        Role::Cell {
+                            table,
+                            row: position[tr].saturating_sub(1),
+                            col: position[el].saturating_sub(1),
+                        }
+                    }
                     _ => Role::Text,
                 };
                 // A caption is the table's title, not a cell: Markdown puts it above.
@@ -678,24 +681,14 @@ pub enum Role {
     Text,
     /// An item of a list (`li`, `dt`, a `dd` without a term above it, or the first paragraph
     /// of an `li`).
-    Item {
-        /// Its number in its `<ol>`: the list's `start` (1 by default, or the number of items
-        /// of a `reversed` list) for the first item, counting up (down in a `reversed` list),
-        /// or the item's own `value`; clamped to 0 to 999,999,999, the numbers
-        /// Markdown can write. `None` in other lists.
-        number: Option<u32>,
-        /// Lists around it: 1 for an item of a list that no other list holds.
-        depth: u32,
-        /// The element of its list (the `<ol>`, `<ul>` or `<dl>` that holds it): two lists in
-        /// a row are two lists, each numbered from its own start.
-        list: u32,
-    },
+    Item(ListItem),
     /// More of a list item whose text a block above began: its text after a `<br>` or after
     /// a block inside it, its second `<p>`, or the descriptions (`<dd>`) of a term (`<dt>`),
     /// each on a line of its own under the term ([`Join::Line`]).
     ItemParagraph {
-        /// Lists around the item, as for [`Role::Item`].
-        depth: u32,
+        /// The item it is more of, as the item's first block names it: when that block is not
+        /// kept, the first kept block of the item is laid out as the item.
+        item: ListItem,
         /// How it goes on from the block above: as a [`Role::Line`] or a [`Role::SameLine`]
         /// does, or as a paragraph of its own.
         join: Join,
@@ -723,6 +716,24 @@ pub enum Role {
         /// passed over.
         col: u32,
     },
+}
+
+/// A list item, as its blocks' roles name it ([`Role::Item`], [`Role::ItemParagraph`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListItem {
+    /// Its number in its `<ol>`: the list's `start` (1 by default, or the number of items
+    /// of a `reversed` list) for the first item, counting up (down in a `reversed` list),
+    /// or the item's own `value`; clamped to 0 to 999,999,999, the numbers
+    /// Markdown can write. `None` in other lists.
+    pub number: Option<u32>,
+    /// Lists around it: 1 for an item of a list that no other list holds.
+    pub depth: u32,
+    /// The element of its list (the `<ol>`, `<ul>` or `<dl>` that holds it): two lists in
+    /// a row are two lists, each numbered from its own start.
+    pub list: u32,
+    /// The item's element (its `<li>`, `<dt>` or `<dd>`; a description's term, for the
+    /// descriptions under it), which tells the blocks of one item from the next one's.
+    pub element: u32,
 }
 
 /// How an element takes part in segmentation.
@@ -2355,10 +2366,22 @@ mod tests {
             nth_element(&page, "ul", 0),
             nth_element(&page, "dl", 0),
         );
-        let item = |number, depth, list| Role::Item {
+        let li = |number, depth, list, i| ListItem {
             number,
             depth,
             list,
+            element: nth_element(&page, "li", i),
+        };
+        let item = |number, depth, list, i| Role::Item(li(number, depth, list, i));
+        let more = |number, i| Role::ItemParagraph {
+            item: li(Some(number), 1, ol, i),
+            join: Join::Paragraph,
+        };
+        let term = ListItem {
+            number: None,
+            depth: 1,
+            list: dl,
+            element: nth_element(&page, "dt", 0),
         };
         let cell = |t, row, col| Role::Cell {
             table: nth_element(&page, "table", t),
@@ -2368,33 +2391,21 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("one", item(Some(1), 1, ol)),
-                ("two", item(Some(2), 1, ol)),
-                ("inner", item(None, 2, ul)),
-                ("three", item(Some(3), 1, ol)),
-                ("four", item(Some(4), 1, ol)),
-                (
-                    "more of four",
-                    Role::ItemParagraph {
-                        depth: 1,
-                        join: Join::Paragraph
-                    }
-                ),
+                ("one", item(Some(1), 1, ol, 0)),
+                ("two", item(Some(2), 1, ol, 1)),
+                ("inner", item(None, 2, ul, 2)),
+                ("three", item(Some(3), 1, ol, 3)),
+                ("four", item(Some(4), 1, ol, 4)),
+                ("more of four", more(4, 4)),
                 // Code in an item is more of it, or the item itself.
-                ("run:", item(Some(5), 1, ol)),
-                (
-                    "code",
-                    Role::ItemParagraph {
-                        depth: 1,
-                        join: Join::Paragraph
-                    }
-                ),
-                ("only code", item(Some(6), 1, ol)),
-                ("term", item(None, 1, dl)),
+                ("run:", item(Some(5), 1, ol, 5)),
+                ("code", more(5, 5)),
+                ("only code", item(Some(6), 1, ol, 6)),
+                ("term", Role::Item(term)),
                 (
                     "meaning",
                     Role::ItemParagraph {
-                        depth: 1,
+                        item: term,
                         join: Join::Line
                     }
                 ),
@@ -2444,7 +2455,13 @@ mod tests {
             row: 0,
             col,
         };
-        let more = |join| Role::ItemParagraph { depth: 1, join };
+        let x = ListItem {
+            number: None,
+            depth: 1,
+            list: nth_element(&page, "ul", 0),
+            element: nth_element(&page, "li", 0),
+        };
+        let more = |join| Role::ItemParagraph { item: x, join };
         assert_eq!(
             got,
             [
@@ -2462,14 +2479,7 @@ mod tests {
                 ("Title", Role::Text),
                 ("Subtitle", Role::Line),
                 ("More", Role::Line),
-                (
-                    "x",
-                    Role::Item {
-                        number: None,
-                        depth: 1,
-                        list: nth_element(&page, "ul", 0),
-                    }
-                ),
+                ("x", Role::Item(x)),
                 ("y", more(Join::Line)),
                 ("z", more(Join::Paragraph)),
                 // In code, a `<br>` is a newline of the block.
@@ -2494,26 +2504,28 @@ mod tests {
         let html = "<dl><dt>Name</dt><dd>The name</dd><dd>Another</dd><dt>Size</dt>\
                     <dd>Big<br>very</dd></dl><dl><dd>Alone</dd></dl>";
         let page = segment(html, SegmentLimits::default()).unwrap();
-        let item = |list| Role::Item {
+        let item = |list, tag, i| ListItem {
             number: None,
             depth: 1,
             list: nth_element(&page, "dl", list),
+            element: nth_element(&page, tag, i),
         };
-        let under = Role::ItemParagraph {
-            depth: 1,
+        let (name, size) = (item(0, "dt", 0), item(0, "dt", 1));
+        let under = |item| Role::ItemParagraph {
+            item,
             join: Join::Line,
         };
         assert_eq!(
             texts_and_roles(&page),
             [
-                ("Name", item(0)),
-                ("The name", under),
-                ("Another", under),
-                ("Size", item(0)),
-                ("Big", under),
-                ("very", under),
+                ("Name", Role::Item(name)),
+                ("The name", under(name)),
+                ("Another", under(name)),
+                ("Size", Role::Item(size)),
+                ("Big", under(size)),
+                ("very", under(size)),
                 // A description without a term is an item of its own.
-                ("Alone", item(1)),
+                ("Alone", Role::Item(item(1, "dd", 3))),
             ]
         );
     }
@@ -2529,6 +2541,12 @@ mod tests {
                     <pre>code <img height=12> more</pre>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let same = Role::SameLine;
+        let a = ListItem {
+            number: None,
+            depth: 1,
+            list: nth_element(&page, "ul", 0),
+            element: nth_element(&page, "li", 0),
+        };
         assert_eq!(
             texts_and_roles(&page),
             [
@@ -2546,18 +2564,11 @@ mod tests {
                 ("line", Role::Line),
                 ("new", Role::Text),
                 ("after rule", Role::Text),
-                (
-                    "a",
-                    Role::Item {
-                        number: None,
-                        depth: 1,
-                        list: nth_element(&page, "ul", 0),
-                    }
-                ),
+                ("a", Role::Item(a)),
                 (
                     "b",
                     Role::ItemParagraph {
-                        depth: 1,
+                        item: a,
                         join: Join::SameLine
                     }
                 ),
@@ -2587,39 +2598,36 @@ mod tests {
         let page = segment(html, SegmentLimits::default()).unwrap();
         let got = texts_and_roles(&page);
         // Each list is an `<ol>` of its own: the `i`th one.
-        let item = |n, i| Role::Item {
-            number: Some(n),
-            depth: 1,
-            list: nth_element(&page, "ol", i),
+        // The `li`th item, of the `i`th `<ol>`.
+        let item = |n, depth, i, li| {
+            Role::Item(ListItem {
+                number: Some(n),
+                depth,
+                list: nth_element(&page, "ol", i),
+                element: nth_element(&page, "li", li),
+            })
         };
         let table = nth_element(&page, "table", 0);
         let cell = |row, col| Role::Cell { table, row, col };
         assert_eq!(
             got,
             [
-                ("four", item(4, 0)),
-                ("nine", item(9, 0)),
-                ("ten", item(10, 0)),
-                ("below zero", item(0, 1)),
-                ("too big", item(999_999_999, 2)),
-                ("still too big", item(999_999_999, 2)),
-                ("one", item(1, 3)),
-                ("three", item(3, 4)),
-                ("two", item(2, 4)),
-                (
-                    "inner one",
-                    Role::Item {
-                        number: Some(1),
-                        depth: 2,
-                        list: nth_element(&page, "ol", 5),
-                    }
-                ),
-                ("one", item(1, 4)),
-                ("five", item(5, 6)),
-                ("two", item(2, 6)),
-                ("one", item(1, 6)),
-                ("zero", item(0, 6)),
-                ("not below zero", item(0, 6)),
+                ("four", item(4, 1, 0, 0)),
+                ("nine", item(9, 1, 0, 1)),
+                ("ten", item(10, 1, 0, 2)),
+                ("below zero", item(0, 1, 1, 3)),
+                ("too big", item(999_999_999, 1, 2, 4)),
+                ("still too big", item(999_999_999, 1, 2, 5)),
+                ("one", item(1, 1, 3, 6)),
+                ("three", item(3, 1, 4, 7)),
+                ("two", item(2, 1, 4, 8)),
+                ("inner one", item(1, 2, 5, 9)),
+                ("one", item(1, 1, 4, 10)),
+                ("five", item(5, 1, 6, 11)),
+                ("two", item(2, 1, 6, 12)),
+                ("one", item(1, 1, 6, 13)),
+                ("zero", item(0, 1, 6, 14)),
+                ("not below zero", item(0, 1, 6, 15)),
                 ("a", cell(0, 0)),
                 ("b", cell(0, 1)),
                 ("c", cell(0, 3)),

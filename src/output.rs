@@ -4,9 +4,10 @@
 //! A block record can be edited by hand (its `label`) and read back by training, so it also
 //! deserializes, checking feature names against the schema.
 
-use crate::blocks::{Join, Role};
+use crate::blocks::{Join, ListItem, Role};
 use crate::extract::{ExtractedBlock, Extraction};
 use crate::features::{N_FEATURES, SCHEMA};
+use rustc_hash::FxHashSet;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -206,7 +207,7 @@ pub fn to_markdown(e: &Extraction) -> String {
         let quote_above = in_quote.take();
         let b = match piece {
             Piece::Table(table) => {
-                lists = Lists::default();
+                lists.close();
                 follows = Follows::default();
                 return (md_table(table), Gap::Blank);
             }
@@ -214,7 +215,7 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         // A line goes under the line above it, when that one is kept.
         let under = follows.block(b);
-        let role = role_of(b, under);
+        let role = b.role;
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
         // indented lines would otherwise read as code without their escapes being read.
         let pre = b.collapsed.is_some() || b.tag == "pre";
@@ -222,7 +223,7 @@ pub fn to_markdown(e: &Extraction) -> String {
         // list) stays nested in that item, in the outer list's quote if any, not its own:
         // quoting it would end the outer list.
         let item_depth = match role {
-            Role::Item { depth, .. } | Role::ItemParagraph { depth, .. } => Some(depth),
+            Role::Item(item) | Role::ItemParagraph { item, .. } => Some(item.depth),
             _ => None,
         };
         let in_outer_item = item_depth.is_some_and(|depth| {
@@ -254,27 +255,29 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         if item_depth.is_some() && lists_quote != b.quote && !in_outer_item {
             // The lists above were in another quote, or outside this one.
-            lists = Lists::default();
+            lists.close();
             lists_quote = b.quote;
         }
         // More of a kept item: a line or a paragraph of its own at the item's text column.
-        if let Role::ItemParagraph { depth, join } = role {
-            if let Some(column) = lists.paragraph(depth) {
-                let gap = match join {
-                    Join::SameLine if under => return (md_inline(b, false), Gap::Space),
-                    Join::Line if under => Gap::HardBreak,
-                    _ => paragraph_gap,
-                };
-                return (format!("{q}{}{}", " ".repeat(column), in_item(column)), gap);
-            }
-        }
-        if let Role::Item {
-            number,
-            depth,
-            list,
-        } = role
-        {
-            let (indent, marker, after) = lists.item(number, depth, list);
+        // When the item's first blocks are not kept, this one begins the item.
+        let role = match role {
+            Role::ItemParagraph { item, join } => match lists.paragraph(item) {
+                Some(column) => {
+                    let gap = match join {
+                        Join::SameLine if under => return (md_inline(b, false), Gap::Space),
+                        Join::Line if under => Gap::HardBreak,
+                        _ => paragraph_gap,
+                    };
+                    return (format!("{q}{}{}", " ".repeat(column), in_item(column)), gap);
+                }
+                // A paragraph of its own when a piece came between.
+                None if lists.begun(item) => Role::Text,
+                None => Role::Item(item),
+            },
+            role => role,
+        };
+        if let Role::Item(item) = role {
+            let (indent, marker, after) = lists.item(item);
             let text = in_item(indent + marker.len());
             let indent = " ".repeat(indent);
             let item = format!("{q}{indent}{marker}{text}");
@@ -289,7 +292,7 @@ pub fn to_markdown(e: &Extraction) -> String {
                 }
             };
         }
-        lists = Lists::default();
+        lists.close();
         if role == Role::SameLine && under {
             let text = match b.heading_level() {
                 Some(_) => heading_inline(b),
@@ -336,6 +339,8 @@ struct Lists {
     open: Vec<OpenItem>,
     /// The previous piece was an item.
     after_item: bool,
+    /// The elements of the items laid out so far, open or not.
+    begun: FxHashSet<u32>,
 }
 
 /// A kept list item that a later item can nest in.
@@ -349,6 +354,8 @@ struct OpenItem {
     numbered: bool,
     /// The element of its list.
     list: u32,
+    /// The item's element ([`ListItem::element`]).
+    element: u32,
 }
 
 /// How a Markdown list item follows the piece above it.
@@ -364,9 +371,26 @@ enum After {
 }
 
 impl Lists {
-    /// Where an item of a list `depth` deep (the list `list`) goes: its indent, its marker, and
-    /// how it follows the previous piece.
-    fn item(&mut self, number: Option<u32>, depth: u32, list: u32) -> (usize, String, After) {
+    /// Ends the lists open: the next item starts a list.
+    fn close(&mut self) {
+        self.open.clear();
+        self.after_item = false;
+    }
+
+    /// Whether `item` was laid out above: a later paragraph of it that finds it closed is a
+    /// paragraph of its own, not the item begun again.
+    fn begun(&self, item: ListItem) -> bool {
+        self.begun.contains(&item.element)
+    }
+
+    /// Where an item goes: its indent, its marker, and how it follows the previous piece.
+    fn item(&mut self, item: ListItem) -> (usize, String, After) {
+        let ListItem {
+            number,
+            depth,
+            list,
+            element,
+        } = item;
         let mut sibling = None;
         while let Some(&top) = self.open.last() {
             if top.depth < depth {
@@ -393,7 +417,9 @@ impl Lists {
             column: indent + marker.len(),
             numbered: number.is_some(),
             list,
+            element,
         });
+        self.begun.insert(element);
         // A list that starts right under a line of text must start with a bullet or 1, or
         // Markdown reads it as more of that text; the next item of a numbered list may have
         // any number.
@@ -410,13 +436,16 @@ impl Lists {
         (indent, marker, after)
     }
 
-    /// The column of the text of the open item `depth` lists deep, for a later paragraph of
-    /// it; `None` when no such item is open (it was dropped, or a paragraph came between).
-    fn paragraph(&mut self, depth: u32) -> Option<usize> {
-        while self.open.last().is_some_and(|top| top.depth > depth) {
+    /// The column of the text of `item`, for a later paragraph of it; `None` when that item
+    /// is not open (its blocks above were dropped, or a paragraph came between).
+    fn paragraph(&mut self, item: ListItem) -> Option<usize> {
+        while self.open.last().is_some_and(|top| top.depth > item.depth) {
             self.open.pop();
         }
-        let top = self.open.last().filter(|top| top.depth == depth)?;
+        let top = self
+            .open
+            .last()
+            .filter(|top| top.depth == item.depth && top.element == item.element)?;
         self.after_item = true;
         Some(top.column)
     }
@@ -429,32 +458,45 @@ impl Lists {
 /// image or a form field on its line ([`Role::SameLine`]), and the rows of a simple table on
 /// lines of their own, their cells separated by tabs.
 pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
-    let mut after_item = false;
+    // The items of the run of list pieces above, which later paragraphs of an item go under.
+    let mut lists = Lists::default();
     let mut follows = Follows::default();
     lay_out(pieces(blocks), |piece| {
+        let after_item = lists.after_item;
         let (role, under) = match piece {
-            Piece::Block(b) => {
-                let under = follows.block(b);
-                (role_of(b, under), under)
-            }
+            Piece::Block(b) => (b.role, follows.block(b)),
             Piece::Table(_) => {
                 follows = Follows::default();
                 (Role::Text, false)
             }
         };
-        let item = matches!(role, Role::Item { .. });
-        // More of the item above goes on the next line, as WCXB's gold texts give it.
-        let more = after_item && matches!(role, Role::ItemParagraph { .. });
-        let same_line = matches!(
-            role,
-            Role::SameLine
-                | Role::ItemParagraph {
+        // More of a kept item goes on the next line, as WCXB's gold texts give it; when the
+        // item's first blocks are not kept, this one begins the item.
+        let (item, more) = match role {
+            Role::Item(item) => (Some(item), false),
+            Role::ItemParagraph { item, .. } => match lists.paragraph(item) {
+                Some(_) => (None, true),
+                None if lists.begun(item) => (None, false),
+                None => (Some(item), false),
+            },
+            _ => (None, false),
+        };
+        match item {
+            Some(item) => {
+                lists.item(item);
+            }
+            None if !more => lists.close(),
+            None => {}
+        }
+        let same_line =
+            more && matches!(
+                role,
+                Role::ItemParagraph {
                     join: Join::SameLine,
                     ..
                 }
-        );
-        let tight = (after_item && (item || more)) || (under && role == Role::Line);
-        after_item = item || more;
+            ) || role == Role::SameLine;
+        let tight = (after_item && (item.is_some() || more)) || (under && role == Role::Line);
         let gap = if under && same_line {
             Gap::Space
         } else if tight {
@@ -463,20 +505,11 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
             Gap::Blank
         };
         match piece {
-            Piece::Block(b) if item => (format!("- {}", b.text), gap),
+            Piece::Block(b) if item.is_some() => (format!("- {}", b.text), gap),
             Piece::Block(b) => (b.text.clone(), gap),
             Piece::Table(grid) => (text_table(grid), gap),
         }
     })
-}
-
-/// A block's role as laid out: a description (`<dd>`) that does not follow a kept block of
-/// its term is a paragraph of its own, rather than more of the item above, another term's.
-fn role_of(b: &ExtractedBlock, under: bool) -> Role {
-    match b.role {
-        Role::ItemParagraph { .. } if b.tag == "dd" && !under => Role::Text,
-        role => role,
-    }
 }
 
 /// Which kept block was laid out last, to tell whether a block follows the one above it in
@@ -1082,14 +1115,25 @@ mod tests {
         }
     }
 
-    /// A kept list item, `depth` lists deep; the lists of each depth are one list.
-    fn kept_item(text: &str, number: Option<u32>, depth: u32) -> ExtractedBlock {
-        let role = Role::Item {
+    /// The item `element` of the list `list`, `depth` lists deep.
+    fn li(number: Option<u32>, depth: u32, list: u32, element: u32) -> ListItem {
+        ListItem {
             number,
             depth,
-            list: depth,
-        };
-        block(text, "li", role, true)
+            list,
+            element,
+        }
+    }
+
+    /// A kept list item, `depth` lists deep, whose element is `element`; the lists of each
+    /// depth are one list.
+    fn kept_item(text: &str, number: Option<u32>, depth: u32, element: u32) -> ExtractedBlock {
+        block(
+            text,
+            "li",
+            Role::Item(li(number, depth, depth, element)),
+            true,
+        )
     }
 
     /// [`block`] at a position of the page: whether a block follows the one above tells lines.
@@ -1170,17 +1214,7 @@ mod tests {
         };
         let blocks = || {
             vec![
-                at(
-                    0,
-                    "Menu",
-                    "li",
-                    Role::Item {
-                        number: None,
-                        depth: 1,
-                        list: 1,
-                    },
-                    false,
-                ),
+                at(0, "Menu", "li", Role::Item(li(None, 1, 1, 2)), false),
                 at(1, "Tomatoes in  pots!", "h1", Role::Text, true),
                 at(2, "Sow in spring.", "p", Role::Text, true),
                 at(3, "Tomatoes in pots", "h2", Role::Text, true),
@@ -1220,11 +1254,7 @@ mod tests {
         // A list item, code or a quote that says it is not the headline: both are written.
         let mut b = blocks();
         b[1].tag = "li".into();
-        b[1].role = Role::Item {
-            number: None,
-            depth: 1,
-            list: 1,
-        };
+        b[1].role = Role::Item(li(None, 1, 1, 3));
         let e = page("Tomatoes in pots", b);
         assert!(to_text(&e).starts_with("Tomatoes in pots\n\n- Tomatoes in  pots!\n\n"));
         assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\n- Tomatoes in "));
@@ -1410,11 +1440,7 @@ mod tests {
             collapsed: Some(text.split_whitespace().collect::<Vec<_>>().join(" ")),
             ..block(text, tag, role, true)
         };
-        let item = |number, depth| Role::Item {
-            number,
-            depth,
-            list: depth,
-        };
+        let item = |number, depth| Role::Item(li(number, depth, depth, depth));
         let blocks = vec![
             block("a", "li", item(None, 1), true),
             pre("x = *1*\n    y = _2_", "li", item(Some(1), 2)),
@@ -1433,22 +1459,22 @@ mod tests {
     #[test]
     fn markdown_nests_items_under_the_kept_items_around_them() {
         let blocks = vec![
-            kept_item("a", None, 1),
-            kept_item("b", None, 2),
+            kept_item("a", None, 1, 101),
+            kept_item("b", None, 2, 102),
             // A numbered list may start right under an item only at 1.
-            kept_item("c", Some(3), 2),
-            kept_item("d", None, 1),
+            kept_item("c", Some(3), 2, 103),
+            kept_item("d", None, 1, 104),
             // Its list's own item (depth 2) was dropped: it nests in the nearest kept one.
-            kept_item("e", Some(1), 3),
+            kept_item("e", Some(1), 3, 105),
             block("text", "p", Role::Text, true),
-            kept_item("f", None, 2),
+            kept_item("f", None, 2, 106),
         ];
         assert_eq!(
             markdown(blocks),
             "- a\n  - b\n\n  3. c\n- d\n  1. e\n\ntext\n\n- f\n\n"
         );
         // Lists nested a thousand deep: lines indented at most 15 levels of `- `.
-        let deep: Vec<ExtractedBlock> = (1..=1000).map(|d| kept_item("x", None, d)).collect();
+        let deep: Vec<ExtractedBlock> = (1..=1000).map(|d| kept_item("x", None, d, d)).collect();
         let md = markdown(deep);
         let widest = md.lines().map(|l| l.len() - l.trim_start().len()).max();
         assert_eq!(widest, Some(2 * (MAX_LIST_NESTING - 1)));
@@ -1457,12 +1483,9 @@ mod tests {
     #[test]
     fn numbered_lists_in_a_row_stay_apart() {
         use pulldown_cmark::{Event, Parser, Tag};
+        // Each item's element is its list's, plus its number.
         let item = |text: &str, number, depth, list| {
-            let role = Role::Item {
-                number: Some(number),
-                depth,
-                list,
-            };
+            let role = Role::Item(li(Some(number), depth, list, list * 100 + number));
             block(text, "li", role, true)
         };
         // An `<ol start=3>`, then an `<ol reversed>` holding a list of its own, then a
@@ -1475,16 +1498,7 @@ mod tests {
             item("inner, other list", 5, 2, 22),
             item("c", 1, 1, 20),
         ];
-        blocks.push(block(
-            "d",
-            "li",
-            Role::Item {
-                number: None,
-                depth: 1,
-                list: 30,
-            },
-            true,
-        ));
+        blocks.push(block("d", "li", Role::Item(li(None, 1, 30, 1)), true));
         let md = markdown(blocks);
         assert_eq!(
             md,
@@ -1518,38 +1532,44 @@ mod tests {
 
     #[test]
     fn later_paragraphs_of_an_item_stay_in_it() {
-        let more = |text: &str, depth, kept| {
+        // More of the item `element`, numbered `number`, `depth` lists deep.
+        let more = |text: &str, number, depth, element, kept| {
             let role = Role::ItemParagraph {
-                depth,
+                item: li(number, depth, depth, element),
                 join: Join::Paragraph,
             };
             block(text, "li", role, kept)
         };
         let blocks = vec![
-            kept_item("a", Some(7), 1),
-            more("a, second line", 1, true),
-            kept_item("b", None, 2),
+            kept_item("a", Some(7), 1, 1),
+            more("a, second line", Some(7), 1, 1, true),
+            kept_item("b", None, 2, 2),
             // More of the outer item, after its inner list.
-            more("a, third line", 1, true),
-            more("dropped", 1, false),
-            kept_item("c", Some(8), 1),
+            more("a, third line", Some(7), 1, 1, true),
+            more("dropped", Some(7), 1, 1, false),
+            kept_item("c", Some(8), 1, 3),
             block("text", "p", Role::Text, true),
             // Its item is not open any more: a paragraph.
-            more("more of c", 1, true),
-            kept_item("d", None, 1),
-            // No item open so deep: a paragraph.
-            more("deeper", 2, true),
+            more("more of c", Some(8), 1, 3, true),
+            kept_item("d", None, 1, 4),
+            // More of an item nested in d, whose own block is dropped: it begins that item.
+            more("deeper", None, 2, 5, true),
+            more("deeper still", None, 2, 5, true),
+            // More of the next item, whose first block is dropped: not more of d.
+            block("e", "li", Role::Item(li(None, 1, 1, 6)), false),
+            more("more of e", None, 1, 6, true),
         ];
         let text = plain_text(&blocks);
         assert_eq!(
             text,
-            "- a\na, second line\n- b\na, third line\n- c\n\ntext\n\nmore of c\n\n- d\ndeeper",
+            "- a\na, second line\n- b\na, third line\n- c\n\ntext\n\nmore of c\n\n\
+             - d\n- deeper\ndeeper still\n- more of e",
             "the text output does not nest lists"
         );
         assert_eq!(
             markdown(blocks),
             "7. a\n\n   a, second line\n   - b\n\n   a, third line\n8. c\n\ntext\n\nmore of c\n\n\
-             - d\n\ndeeper\n\n"
+             - d\n  - deeper\n\n    deeper still\n- more of e\n\n"
         );
     }
 
@@ -1597,28 +1617,24 @@ mod tests {
 
     #[test]
     fn lists_headings_and_code_in_a_quote_stay_in_it() {
-        let item = |number, depth, list| Role::Item {
-            number,
-            depth,
-            list,
-        };
+        let item = |number, depth, list, element| Role::Item(li(number, depth, list, element));
         // Element 5 is the quote; lists 7, 9 and 11 are inside it.
         let q = |index, text: &str, tag: &str, role| ExtractedBlock {
             quote: Some(5),
             ..at(index, text, tag, role, true)
         };
         let more = Role::ItemParagraph {
-            depth: 1,
+            item: li(None, 1, 7, 22),
             join: Join::Paragraph,
         };
         let blocks = vec![
             q(0, "Findings", "h2", Role::Text),
             q(1, "We found", "p", Role::Text),
-            q(2, "deck", "li", item(None, 1, 7)),
-            q(3, "northern", "li", item(None, 2, 9)),
-            q(4, "Run:", "li", item(None, 1, 7)),
+            q(2, "deck", "li", item(None, 1, 7, 20)),
+            q(3, "northern", "li", item(None, 2, 9, 21)),
+            q(4, "Run:", "li", item(None, 1, 7, 22)),
             q(5, "a\nb", "pre", more),
-            q(6, "first", "li", item(Some(1), 1, 11)),
+            q(6, "first", "li", item(Some(1), 1, 11, 23)),
             at(7, "after", "p", Role::Text, true),
         ];
         assert_eq!(
@@ -1629,22 +1645,22 @@ mod tests {
         // A quote that indents a list inside an item (element 3, inside list 2) leaves that
         // list nested in the item, unquoted.
         let blocks = vec![
-            at(0, "outer", "li", item(None, 1, 2), true),
+            at(0, "outer", "li", item(None, 1, 2, 30), true),
             ExtractedBlock {
                 quote: Some(3),
-                ..at(1, "indented", "li", item(None, 2, 4), true)
+                ..at(1, "indented", "li", item(None, 2, 4, 31), true)
             },
-            at(2, "outer two", "li", item(None, 1, 2), true),
+            at(2, "outer two", "li", item(None, 1, 2, 32), true),
         ];
         assert_eq!(markdown(blocks), "- outer\n  - indented\n- outer two\n\n");
         // The same inside a quote (element 5, around list 7): the nested items stay in it.
         let blocks = vec![
-            q(0, "outer", "li", item(None, 1, 7)),
+            q(0, "outer", "li", item(None, 1, 7, 30)),
             ExtractedBlock {
                 quote: Some(8),
-                ..at(1, "indented", "li", item(None, 2, 9), true)
+                ..at(1, "indented", "li", item(None, 2, 9, 31), true)
             },
-            q(2, "outer two", "li", item(None, 1, 7)),
+            q(2, "outer two", "li", item(None, 1, 7, 32)),
         ];
         assert_eq!(
             markdown(blocks),
@@ -1654,29 +1670,27 @@ mod tests {
 
     #[test]
     fn a_description_goes_under_its_own_term_only() {
-        let term = Role::Item {
-            number: None,
-            depth: 1,
-            list: 2,
-        };
-        let description = Role::ItemParagraph {
-            depth: 1,
+        let (a, b) = (li(None, 1, 2, 3), li(None, 1, 2, 5));
+        let description = |item| Role::ItemParagraph {
+            item,
             join: Join::Line,
         };
         let blocks = vec![
-            at(0, "A", "dt", term, true),
-            at(1, "a", "dd", description, true),
-            at(2, "B", "dt", term, false),
-            // Its term dropped: a paragraph, not more of A.
-            at(3, "b", "dd", description, true),
+            at(0, "A", "dt", Role::Item(a), true),
+            at(1, "a", "dd", description(a), true),
+            at(2, "B", "dt", Role::Item(b), false),
+            // Its term dropped: it stands for the term's item, not more of A.
+            at(3, "b", "dd", description(b), true),
+            at(4, "b2", "dd", description(b), true),
         ];
-        assert_eq!(plain_text(&blocks), "- A\na\n\nb");
-        assert_eq!(markdown(blocks), "- A\\\n  a\n\nb\n\n");
+        assert_eq!(plain_text(&blocks), "- A\na\n- b\nb2");
+        assert_eq!(markdown(blocks), "- A\\\n  a\n- b\\\n  b2\n\n");
     }
 
     #[test]
     fn lines_after_a_single_br_stay_in_their_paragraph() {
-        let more = |join| Role::ItemParagraph { depth: 1, join };
+        let a = li(None, 1, 1, 2);
+        let more = |join| Role::ItemParagraph { item: a, join };
         let blocks = vec![
             at(0, "Acme", "p", Role::Text, true),
             at(1, "12 High Street", "p", Role::Line, true),
@@ -1686,17 +1700,7 @@ mod tests {
             at(5, "dropped", "p", Role::Text, false),
             // The line above it is not kept: a paragraph.
             at(6, "orphan", "p", Role::Line, true),
-            at(
-                7,
-                "a",
-                "li",
-                Role::Item {
-                    number: None,
-                    depth: 1,
-                    list: 1,
-                },
-                true,
-            ),
+            at(7, "a", "li", Role::Item(a), true),
             at(8, "a, second line", "li", more(Join::Line), true),
             at(9, "a, after a block", "li", more(Join::Paragraph), true),
             at(11, "a, after a dropped line", "li", more(Join::Line), true),
@@ -1722,13 +1726,10 @@ mod tests {
 
     #[test]
     fn text_after_a_small_image_stays_on_its_line() {
-        let item = Role::Item {
-            number: None,
-            depth: 1,
-            list: 1,
-        };
+        let a = li(None, 1, 1, 2);
+        let item = Role::Item(a);
         let more = Role::ItemParagraph {
-            depth: 1,
+            item: a,
             join: Join::SameLine,
         };
         let blocks = vec![
@@ -1761,9 +1762,9 @@ mod tests {
             block(text, tag, Role::Cell { table: 7, row, col }, kept)
         };
         let blocks = vec![
-            kept_item("first", Some(1), 1),
-            kept_item("second", Some(2), 1),
-            kept_item("bullet", None, 1),
+            kept_item("first", Some(1), 1, 1),
+            kept_item("second", Some(2), 1, 2),
+            kept_item("bullet", None, 1, 3),
             cell("Name", "th", 0, 0, true),
             cell("Links", "th", 0, 1, false),
             cell("Size", "th", 0, 2, true),
