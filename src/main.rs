@@ -728,6 +728,13 @@ fn run_batch(
         batch: !single,
         ..Tally::default()
     };
+    // The names of --keep-field that no record has held so far: one that matches nothing
+    // (misspelt, or a path into a field, which names no field of the record) gets a note.
+    let mut unheld: Vec<&str> = keep
+        .iter()
+        .map(String::as_str)
+        .filter(|&k| k != "*")
+        .collect();
     textsift::batch::run_ordered(
         items,
         input.threads,
@@ -749,6 +756,11 @@ fn run_batch(
                     _ => write(),
                 }
                 .context(STDOUT)?;
+            }
+            if let (false, Some(fields)) = (unheld.is_empty(), &item.fields) {
+                let held: std::collections::HashMap<String, serde::de::IgnoredAny> =
+                    serde_json::from_str(fields.get()).unwrap_or_default();
+                unheld.retain(|&k| !held.contains_key(k));
             }
             let failure = tally.count(&item.source, &result);
             let failed = failure.is_some();
@@ -784,6 +796,17 @@ fn run_batch(
     out.flush().context(STDOUT)?;
     if let Some((bar, _)) = progress {
         bar.finish_and_clear();
+    }
+    if !unheld.is_empty() {
+        unheld.sort_unstable();
+        unheld.dedup();
+        let names: Vec<String> = unheld.iter().map(|k| format!("{k:?}")).collect();
+        let line = format!(
+            "textsift: note: --keep-field: no JSON Lines record held {} (a name is one of a \
+             record's own fields, not a path into one)",
+            names.join(", ")
+        );
+        report!("{}", one_line(&line));
     }
     Ok(tally.finish())
 }

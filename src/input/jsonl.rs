@@ -270,29 +270,12 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
         self,
         mut map: A,
     ) -> std::result::Result<RecordParts, A::Error> {
-        use serde::de::Error as _;
         let keys = self.keys;
         let mut parts = RecordParts::default();
-        let mut seen = [false; 3];
+        // A field named twice takes its last value, as Python's `json` and jq read it.
         while let Some(field) = map.next_key_seed(FieldSeed(keys))? {
-            let (slot, name) = match field {
-                Field::Html if self.html => (0, &keys.html),
-                Field::Id | Field::IdUrl => (1, &keys.id),
-                Field::Url => (2, &keys.url),
-                Field::Kept(name) if self.html => {
-                    keep_field(&mut parts.kept, &name, map.next_value()?);
-                    continue;
-                }
-                Field::Html | Field::Kept(_) | Field::Other => {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                    continue;
-                }
-            };
-            if std::mem::replace(&mut seen[slot], true) {
-                return Err(A::Error::custom(format_args!("duplicate field `{name}`")));
-            }
             match field {
-                Field::Html => parts.html = Some(map.next_value()?),
+                Field::Html if self.html => parts.html = Some(map.next_value()?),
                 Field::Id => parts.id = map.next_value()?,
                 // A URL that is not a string (a number, a list) names nothing; the record's
                 // page is read all the same.
@@ -300,10 +283,16 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
                     let value: Option<Box<RawValue>> = map.next_value()?;
                     parts.url = string_in(value.as_deref());
                 }
-                _ => {
+                Field::IdUrl => {
                     let value: Option<Box<RawValue>> = map.next_value()?;
                     parts.url = string_in(value.as_deref());
                     parts.id = value;
+                }
+                Field::Kept(name) if self.html => {
+                    keep_field(&mut parts.kept, &name, map.next_value()?);
+                }
+                Field::Html | Field::Kept(_) | Field::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
                 }
             }
         }
@@ -538,8 +527,8 @@ mod tests {
                 "<p>b</p>"
             )
         );
-        // The page's field missing or repeated, or a record that is not an object: refused,
-        // named by its id when it has one.
+        // The page's field missing, or a record that is not an object: refused, named by its
+        // id when it has one.
         let (source, _, err) = record(r#"{"doc": "d", "html": "<p>a</p>"}"#, &custom);
         assert_eq!(source, "d");
         let err = err.unwrap_err();
@@ -549,8 +538,15 @@ mod tests {
             ),
             "{err}"
         );
-        let (_, _, err) = record(r#"{"raw": "<p>a</p>", "raw": "<p>b</p>"}"#, &custom);
-        assert!(err.unwrap_err().contains("duplicate field `raw`"));
+        // A field named twice takes its last value, as Python's `json` reads it.
+        assert_eq!(
+            record(
+                r#"{"raw": "<p>a</p>", "doc": 1, "link": "https://x.example/a", "raw": "<p>b</p>",
+                    "doc": "d", "link": 2}"#,
+                &custom
+            ),
+            ok("d", None, "<p>b</p>")
+        );
         // A URL that is not a string names nothing, and costs the page nothing.
         assert_eq!(
             record(

@@ -1021,6 +1021,26 @@ fn fields_of_json_lines_records_pass_through() {
             r#"{"source":"b","fields":{"lang":"en"}"#,
         ]
     );
+    assert!(!stderr(&out).contains("note"), "{}", stderr(&out));
+    // A name that no record holds, such as a path into a field, is noted once at the end.
+    let out = textsift(
+        &[
+            "extract",
+            "--keep-field",
+            "missing,lang,crawl.date",
+            "--keep-field",
+            "missing",
+            "-",
+        ],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "textsift: note: --keep-field: no JSON Lines record held \"crawl.date\", \"missing\" \
+         (a name is one of a record's own fields, not a path into one)\n\
+         textsift: 2 pages, 2 ok, 0 failed\n"
+    );
     // A record whose page fails carries its fields into the failures' file too.
     let dir = tempfile::tempdir().unwrap();
     let errors = dir.path().join("errors.jsonl");
