@@ -337,7 +337,7 @@ fn main() -> ExitCode {
             default_hook(info);
         }
     }));
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| exit_usage(e));
     let result = match cli.command {
         Command::Blocks(args) => blocks(args),
         Command::Extract(args) => extract(args),
@@ -463,7 +463,65 @@ fn usage_error(command: &str, kind: clap::error::ErrorKind, message: &str) -> ! 
     let mut cli = <Cli as clap::CommandFactory>::command();
     cli.build(); // gives the subcommand its full name for the usage line
     let sub = cli.find_subcommand_mut(command).map(|c| c.clone());
-    sub.unwrap_or(cli).error(kind, message).exit()
+    exit_usage(sub.unwrap_or(cli).error(kind, message))
+}
+
+/// Ends the program on a command-line error: help and the version as clap writes them, any
+/// other error in one line on stderr ([`usage_line`]), exit code 2.
+fn exit_usage(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    // The command is the first argument, as textsift has no options before it.
+    let cli = <Cli as clap::CommandFactory>::command();
+    let command = std::env::args()
+        .nth(1)
+        .filter(|a| cli.get_subcommands().any(|c| c.get_name() == a));
+    // A missing argument's usage says what asked for it (`--links --url <URL>`).
+    let usage = e.kind() == ErrorKind::MissingRequiredArgument;
+    report!(
+        "{}",
+        usage_line(&e.render().to_string(), command.as_deref(), usage)
+    );
+    std::process::exit(2)
+}
+
+/// clap's error message (`rendered`) in one line: the error, its tips (and its usage, with
+/// `with_usage`) in brackets, and the help of `command` to read, instead of a paragraph of
+/// each.
+fn usage_line(rendered: &str, command: Option<&str>, with_usage: bool) -> String {
+    let mut message = Vec::new();
+    let mut tips = Vec::new();
+    for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip.to_string());
+        } else if let Some(usage) = line.strip_prefix("Usage: ") {
+            if with_usage {
+                tips.push(format!("usage: {usage}"));
+            }
+        } else if !line.starts_with("For more information") {
+            message.push(line.strip_prefix("error: ").unwrap_or(line));
+        }
+    }
+    let help = match command {
+        Some(c) => format!("textsift {c} --help"),
+        None => "textsift --help".to_string(),
+    };
+    let tips = match tips.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", tips.join("; ")),
+    };
+    one_line(&format!(
+        "textsift: {}{tips}; see '{help}'",
+        message.join(" ")
+    ))
+    .into_owned()
 }
 
 /// Write to stdout, returning its error rather than panicking as `print!` does, so that a

@@ -513,7 +513,40 @@ fn usage_errors_exit_two() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(out.stdout.is_empty(), "{args:?}");
         assert!(!out.stderr.is_empty(), "{args:?}");
+        // One line that names the help to read; no arguments at all get the help itself.
+        let err = stderr(&out);
+        if !args.is_empty() {
+            let help = match args[0] {
+                "no-such-command" => "textsift --help".to_string(),
+                command => format!("textsift {command} --help"),
+            };
+            assert!(err.starts_with("textsift: "), "{args:?}: {err}");
+            assert!(
+                err.ends_with(&format!("; see '{help}'\n")),
+                "{args:?}: {err}"
+            );
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        }
     }
+    let out = textsift(&["blocks", "--threads", "many", "-"], None);
+    assert_eq!(
+        stderr(&out),
+        "textsift: invalid value 'many' for '--threads <THREADS>': expected a number from 0 \
+         (all cores) to 1024; see 'textsift blocks --help'\n"
+    );
+    // clap's tips in brackets, and the usage of an argument that another one needs.
+    let out = textsift(&["blocks", "--labls", "x.jsonl", "-"], None);
+    assert_eq!(
+        stderr(&out),
+        "textsift: unexpected argument '--labls' found (a similar argument exists: '--labels'); \
+         see 'textsift blocks --help'\n"
+    );
+    let out = textsift(&["extract", "--url", "https://news.example/", "-"], None);
+    assert_eq!(
+        stderr(&out),
+        "textsift: the following required arguments were not provided: --links (usage: \
+         textsift extract --links --url <URL> <INPUT>...); see 'textsift extract --help'\n"
+    );
 }
 
 #[test]

@@ -2065,7 +2065,7 @@ fn errors_file_lists_failed_pages_in_input_order() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).starts_with(&format!(
-            "error: --errors would overwrite an input: {jsonl}\n"
+            "textsift: --errors would overwrite an input: {jsonl}; see 'textsift extract --help'\n"
         )),
         "{}",
         stderr(&out)
