@@ -160,12 +160,12 @@ pub fn decode<H: DeserializeOwned, P: DeserializeOwned>(
         )));
     }
     let (header, used) = bincode::serde::decode_from_slice(h, decode_config())
-        .map_err(|e| Error::Model(format!("corrupt model header: {e}")))?;
+        .map_err(|e| Error::Model(format!("corrupt model header: {}", reason(&e))))?;
     if used != h.len() {
         return Err(Error::Model("corrupt model header (trailing bytes)".into()));
     }
     let (payload, used) = bincode::serde::decode_from_slice(p, decode_config())
-        .map_err(|e| Error::Model(format!("corrupt model payload: {e}")))?;
+        .map_err(|e| Error::Model(format!("corrupt model payload: {}", reason(&e))))?;
     if used != p.len() {
         return Err(Error::Model(
             "corrupt model payload (trailing bytes)".into(),
@@ -174,11 +174,33 @@ pub fn decode<H: DeserializeOwned, P: DeserializeOwned>(
     Ok((header, payload))
 }
 
+/// Why bytes did not decode, in words: bincode's own message is its error's debug text.
+fn reason(e: &bincode::error::DecodeError) -> String {
+    use bincode::error::DecodeError as E;
+    match e {
+        E::UnexpectedEnd { .. } | E::Io { .. } => "it ends inside a value".into(),
+        E::LimitExceeded => format!("a length past the limit of {MAX_DECODED_BYTES} bytes"),
+        E::UnexpectedVariant {
+            type_name, found, ..
+        } => format!("unknown variant {found} of {type_name}"),
+        E::Utf8 { .. } | E::InvalidCharEncoding(_) => "text that is not UTF-8".into(),
+        E::InvalidBooleanValue(b) => format!("{b} where a yes or no is stored"),
+        E::ArrayLengthMismatch { required, found } => {
+            format!("a list of {found} values where {required} are stored")
+        }
+        E::OutsideUsizeRange(n) => format!("a length of {n}, too large for this machine"),
+        // serde's own messages ("invalid length 3, expected …") read as they are.
+        E::OtherString(s) => s.clone(),
+        E::Other(s) => (*s).into(),
+        _ => "a value of another type".into(),
+    }
+}
+
 /// Decode only the header, for `textsift model-info`-style inspection.
 pub fn decode_header<H: DeserializeOwned>(bytes: &[u8]) -> Result<(u64, H)> {
     let (schema, h, _) = frame(bytes)?;
     let (header, _) = bincode::serde::decode_from_slice(h, decode_config())
-        .map_err(|e| Error::Model(format!("corrupt model header: {e}")))?;
+        .map_err(|e| Error::Model(format!("corrupt model header: {}", reason(&e))))?;
     Ok((schema, header))
 }
 
@@ -248,5 +270,33 @@ mod tests {
         let mut longer = good;
         longer.push(0);
         assert!(refusal(&longer).contains("corrupt"));
+    }
+
+    #[test]
+    fn a_payload_that_does_not_decode_is_told_in_words() {
+        #[derive(Debug, serde::Deserialize)]
+        enum Kind {
+            _Tree,
+            _Forest,
+        }
+        let header = ("forest".to_string(), 3u32);
+        // Framed whole, with a good checksum, but not the payload that is read.
+        let short = encode(7, &header, &vec![1.5f32]).unwrap();
+        let not_utf8 = encode(7, &header, &vec![b'a', 0xff]).unwrap();
+        let variant = encode(7, &header, &5u32).unwrap();
+        let why = |e: Error| e.to_string();
+        assert_eq!(
+            why(decode::<(String, u32), (Vec<f32>, u32)>(&short, 7).unwrap_err()),
+            "model refused: corrupt model payload: it ends inside a value"
+        );
+        assert_eq!(
+            why(decode::<(String, u32), String>(&not_utf8, 7).unwrap_err()),
+            "model refused: corrupt model payload: text that is not UTF-8"
+        );
+        assert_eq!(
+            why(decode::<(String, u32), Kind>(&variant, 7).unwrap_err()),
+            "model refused: corrupt model payload: invalid value: integer `5`, expected \
+             variant index 0 <= i < 2"
+        );
     }
 }
