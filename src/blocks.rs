@@ -400,6 +400,8 @@ impl Page {
         let mut complex = vec![false; n];
         // Lists (`ul`, `ol`, `dl`, `menu`) around every element, itself included.
         let mut lists = vec![0u32; n];
+        // The nearest list item (`li`, `dt`, `dd`) above each element, or `NONE`.
+        let mut in_item = vec![NONE; n];
         let mut layout = self.layout.iter().peekable();
         // A list number as Markdown can write it: 0 to 9 digits.
         let number = |n: i64| n.clamp(0, 999_999_999) as u32;
@@ -451,6 +453,11 @@ impl Page {
             }
             lists[i] = e.parent.map_or(0, |p| lists[p as usize])
                 + u32::from(matches!(&*e.tag, "ul" | "ol" | "dl" | "menu"));
+            in_item[i] = match e.parent {
+                Some(p) if matches!(tag(Some(p)), "li" | "dt" | "dd") => p,
+                Some(p) => in_item[p as usize],
+                None => NONE,
+            };
             let inherited = e.parent.map_or(NONE, |p| table_of[p as usize]);
             table_of[i] = if e.tag == "table" {
                 if inherited != NONE {
@@ -590,6 +597,7 @@ impl Page {
                         depth: lists[li].max(1),
                         list: self.elements[li].parent.unwrap_or(li as u32),
                         element: li as u32,
+                        in_item: (in_item[li] != NONE).then_some(in_item[li]),
                     };
                     begun[li] = Some(item);
                     Role::Item(item)
@@ -734,6 +742,9 @@ pub struct ListItem {
     /// The item's element (its `<li>`, `<dt>` or `<dd>`; a description's term, for the
     /// descriptions under it), which tells the blocks of one item from the next one's.
     pub element: u32,
+    /// The list item that holds this one's list, if any (the `<li>` around its `<ul>`, maybe
+    /// through a `<blockquote>` that indents it).
+    pub in_item: Option<u32>,
 }
 
 /// How an element takes part in segmentation.
@@ -2371,6 +2382,7 @@ mod tests {
             depth,
             list,
             element: nth_element(&page, "li", i),
+            in_item: None,
         };
         let item = |number, depth, list, i| Role::Item(li(number, depth, list, i));
         let more = |number, i| Role::ItemParagraph {
@@ -2382,6 +2394,7 @@ mod tests {
             depth: 1,
             list: dl,
             element: nth_element(&page, "dt", 0),
+            in_item: None,
         };
         let cell = |t, row, col| Role::Cell {
             table: nth_element(&page, "table", t),
@@ -2393,7 +2406,13 @@ mod tests {
             [
                 ("one", item(Some(1), 1, ol, 0)),
                 ("two", item(Some(2), 1, ol, 1)),
-                ("inner", item(None, 2, ul, 2)),
+                (
+                    "inner",
+                    Role::Item(ListItem {
+                        in_item: Some(nth_element(&page, "li", 1)),
+                        ..li(None, 2, ul, 2)
+                    })
+                ),
                 ("three", item(Some(3), 1, ol, 3)),
                 ("four", item(Some(4), 1, ol, 4)),
                 ("more of four", more(4, 4)),
@@ -2460,6 +2479,7 @@ mod tests {
             depth: 1,
             list: nth_element(&page, "ul", 0),
             element: nth_element(&page, "li", 0),
+            in_item: None,
         };
         let more = |join| Role::ItemParagraph { item: x, join };
         assert_eq!(
@@ -2500,6 +2520,31 @@ mod tests {
     }
 
     #[test]
+    fn an_item_names_the_item_that_holds_its_list() {
+        let html = "<ul><li>outer<blockquote><ul><li>indented</li></ul></blockquote></li></ul>\
+                    <blockquote><ul><li><ul><li>in the quote</li></ul></li></ul></blockquote>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let holders: Vec<(&str, Option<u32>)> = texts_and_roles(&page)
+            .into_iter()
+            .map(|(text, role)| match role {
+                Role::Item(item) => (text, item.in_item),
+                _ => panic!("{text}: {role:?}"),
+            })
+            .collect();
+        let li = |i| Some(nth_element(&page, "li", i));
+        // Through the quote to the item around it; the third item, inside the second quote,
+        // has no block of its own.
+        assert_eq!(
+            holders,
+            [
+                ("outer", None),
+                ("indented", li(0)),
+                ("in the quote", li(2))
+            ]
+        );
+    }
+
+    #[test]
     fn descriptions_go_under_their_terms() {
         let html = "<dl><dt>Name</dt><dd>The name</dd><dd>Another</dd><dt>Size</dt>\
                     <dd>Big<br>very</dd></dl><dl><dd>Alone</dd></dl>";
@@ -2509,6 +2554,7 @@ mod tests {
             depth: 1,
             list: nth_element(&page, "dl", list),
             element: nth_element(&page, tag, i),
+            in_item: None,
         };
         let (name, size) = (item(0, "dt", 0), item(0, "dt", 1));
         let under = |item| Role::ItemParagraph {
@@ -2546,6 +2592,7 @@ mod tests {
             depth: 1,
             list: nth_element(&page, "ul", 0),
             element: nth_element(&page, "li", 0),
+            in_item: None,
         };
         assert_eq!(
             texts_and_roles(&page),
@@ -2599,14 +2646,14 @@ mod tests {
         let got = texts_and_roles(&page);
         // Each list is an `<ol>` of its own: the `i`th one.
         // The `li`th item, of the `i`th `<ol>`.
-        let item = |n, depth, i, li| {
-            Role::Item(ListItem {
-                number: Some(n),
-                depth,
-                list: nth_element(&page, "ol", i),
-                element: nth_element(&page, "li", li),
-            })
+        let li = |n, depth, i, li| ListItem {
+            number: Some(n),
+            depth,
+            list: nth_element(&page, "ol", i),
+            element: nth_element(&page, "li", li),
+            in_item: None,
         };
+        let item = |n, depth, i, k| Role::Item(li(n, depth, i, k));
         let table = nth_element(&page, "table", 0);
         let cell = |row, col| Role::Cell { table, row, col };
         assert_eq!(
@@ -2621,7 +2668,13 @@ mod tests {
                 ("one", item(1, 1, 3, 6)),
                 ("three", item(3, 1, 4, 7)),
                 ("two", item(2, 1, 4, 8)),
-                ("inner one", item(1, 2, 5, 9)),
+                (
+                    "inner one",
+                    Role::Item(ListItem {
+                        in_item: Some(nth_element(&page, "li", 8)),
+                        ..li(1, 2, 5, 9)
+                    })
+                ),
                 ("one", item(1, 1, 4, 10)),
                 ("five", item(5, 1, 6, 11)),
                 ("two", item(2, 1, 6, 12)),

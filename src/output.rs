@@ -222,14 +222,17 @@ pub fn to_markdown(e: &Extraction) -> String {
         // A list inside a quote inside an item of a kept list (a quote that indents a nested
         // list) stays nested in that item, in the outer list's quote if any, not its own:
         // quoting it would end the outer list.
-        let item_depth = match role {
-            Role::Item(item) | Role::ItemParagraph { item, .. } => Some(item.depth),
+        let item = match role {
+            Role::Item(item) | Role::ItemParagraph { item, .. } => Some(item),
             _ => None,
         };
-        let in_outer_item = item_depth.is_some_and(|depth| {
+        let item_depth = item.map(|item| item.depth);
+        let in_outer_item = item.is_some_and(|item| {
             let outer = lists.open.first();
-            b.quote != lists_quote
-                && outer.is_some_and(|o| o.depth < depth && b.quote.is_some_and(|q| o.list < q))
+            // Elements count in document order: the item holding the list comes before the
+            // quote when the quote is inside it.
+            let quote_in_item = matches!((item.in_item, b.quote), (Some(h), Some(q)) if h < q);
+            b.quote != lists_quote && quote_in_item && outer.is_some_and(|o| o.depth < item.depth)
         });
         // Whatever a quote holds (paragraphs, lines, lists, headings, code) starts its lines
         // with `> `; the title is the page's, never quoted.
@@ -390,6 +393,7 @@ impl Lists {
             depth,
             list,
             element,
+            ..
         } = item;
         let mut sibling = None;
         while let Some(&top) = self.open.last() {
@@ -1122,6 +1126,7 @@ mod tests {
             depth,
             list,
             element,
+            in_item: None,
         }
     }
 
@@ -1642,30 +1647,45 @@ mod tests {
             "> ## Findings\n>\n> We found\n>\n> - deck\n>   - northern\n> - Run:\n>\n\
              >   ```\n>   a\n>   b\n>   ```\n> 1. first\n\nafter\n\n"
         );
-        // A quote that indents a list inside an item (element 3, inside list 2) leaves that
-        // list nested in the item, unquoted.
+        // An item of a list in the item `holder`, quoted by the quote `quote`.
+        let nested = |index, text: &str, list, element, holder, quote| ExtractedBlock {
+            quote: Some(quote),
+            ..at(
+                index,
+                text,
+                "li",
+                Role::Item(ListItem {
+                    in_item: Some(holder),
+                    ..li(None, 2, list, element)
+                }),
+                true,
+            )
+        };
+        // A quote (element 4) that indents a list (5) inside an item (3, of list 2) leaves
+        // that list nested in the item, unquoted.
         let blocks = vec![
-            at(0, "outer", "li", item(None, 1, 2, 30), true),
-            ExtractedBlock {
-                quote: Some(3),
-                ..at(1, "indented", "li", item(None, 2, 4, 31), true)
-            },
-            at(2, "outer two", "li", item(None, 1, 2, 32), true),
+            at(0, "outer", "li", item(None, 1, 2, 3), true),
+            nested(1, "indented", 5, 6, 3, 4),
+            at(2, "outer two", "li", item(None, 1, 2, 7), true),
         ];
         assert_eq!(markdown(blocks), "- outer\n  - indented\n- outer two\n\n");
         // The same inside a quote (element 5, around list 7): the nested items stay in it.
         let blocks = vec![
-            q(0, "outer", "li", item(None, 1, 7, 30)),
-            ExtractedBlock {
-                quote: Some(8),
-                ..at(1, "indented", "li", item(None, 2, 9, 31), true)
-            },
-            q(2, "outer two", "li", item(None, 1, 7, 32)),
+            q(0, "outer", "li", item(None, 1, 7, 8)),
+            nested(1, "indented", 10, 11, 8, 9),
+            q(2, "outer two", "li", item(None, 1, 7, 12)),
         ];
         assert_eq!(
             markdown(blocks),
             "> - outer\n>   - indented\n> - outer two\n\n"
         );
+        // A quote (4) after a list, holding a list nested in an item (6) of its own, whose
+        // first block is dropped: quoted on its own, not nested in the list above.
+        let blocks = vec![
+            at(0, "above", "li", item(None, 1, 2, 3), true),
+            nested(1, "in the quote", 7, 8, 6, 4),
+        ];
+        assert_eq!(markdown(blocks), "- above\n\n> - in the quote\n\n");
     }
 
     #[test]
