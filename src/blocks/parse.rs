@@ -156,14 +156,122 @@ fn build(slimmed: &Slimmed, max_nodes: usize, links: bool) -> Result<Parsed> {
     })
 }
 
-/// Whether markup holds text outside its tags: a letter or digit, or any character past
-/// ASCII.
+/// Whether markup holds text that a reader sees: a letter or digit, or any character past
+/// ASCII, outside tags, comments, scripts and style sheets; an entity counts as the character
+/// it stands for, spaces and `&amp;`-like escapes not.
 fn holds_text(html: &str) -> bool {
-    html.split('<').any(|piece| {
-        let text = piece.split_once('>').map_or(piece, |(_, after)| after);
-        text.bytes()
-            .any(|b| b.is_ascii_alphanumeric() || !b.is_ascii())
-    })
+    let b = html.as_bytes();
+    // Markup cut between two pieces of input may start inside a tag (`li></li>`): up to a
+    // `>` before any `<` is that tag's.
+    let first_tag = memchr::memchr(b'<', b).unwrap_or(b.len());
+    let mut i = memchr::memchr(b'>', &b[..first_tag]).map_or(0, |k| k + 1);
+    while i < b.len() {
+        match b[i] {
+            b'<' if b
+                .get(i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() || b"/!?".contains(c)) =>
+            {
+                let rest = &b[i..];
+                let end = if rest.starts_with(b"<!--") {
+                    memchr::memmem::find(rest, b"-->").map(|k| k + 3)
+                } else if let Some(name) = [&b"script"[..], b"style"]
+                    .into_iter()
+                    .find(|name| starts_with_tag(&rest[1..], name))
+                {
+                    end_tag(rest, name)
+                } else {
+                    memchr::memchr(b'>', rest).map(|k| k + 1)
+                };
+                // Unclosed: the rest is inside the tag, the comment or the script.
+                let Some(end) = end else { return false };
+                i += end;
+            }
+            b'&' => {
+                let rest = &html[i + 1..];
+                let name = rest
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
+                    .next()
+                    .unwrap_or_default();
+                if !rest[name.len()..].starts_with(';') {
+                    i += 1;
+                    continue;
+                }
+                if entity_is_text(name) {
+                    return true;
+                }
+                i += name.len() + 2;
+            }
+            c if c.is_ascii_alphanumeric() || !c.is_ascii() => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// Whether `bytes` start with the tag name `name` (any case), the name ending there.
+fn starts_with_tag(bytes: &[u8], name: &[u8]) -> bool {
+    bytes.len() > name.len()
+        && bytes[..name.len()].eq_ignore_ascii_case(name)
+        && matches!(
+            bytes[name.len()],
+            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'
+        )
+}
+
+/// Where the element `name` that `bytes` open ends: after its end tag's `>`.
+fn end_tag(bytes: &[u8], name: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while let Some(k) = memchr::memmem::find(&bytes[at..], b"</") {
+        let tag = at + k + 2;
+        if starts_with_tag(&bytes[tag..], name) {
+            return memchr::memchr(b'>', &bytes[tag..]).map(|e| tag + e + 1);
+        }
+        at = tag;
+    }
+    None
+}
+
+/// Whether the entity `&name;` stands for text: a letter, a digit or a character past ASCII,
+/// but not a space, an invisible character or an escape of markup (`&amp;`, `&lt;`…).
+fn entity_is_text(name: &str) -> bool {
+    let c = match name.strip_prefix('#') {
+        Some(n) => {
+            let code = match n.strip_prefix(['x', 'X']) {
+                Some(hex) => u32::from_str_radix(hex, 16),
+                None => n.parse(),
+            };
+            match code.ok().and_then(char::from_u32) {
+                Some(c) => c,
+                None => return false,
+            }
+        }
+        None => {
+            return !matches!(
+                name,
+                "nbsp"
+                    | "ensp"
+                    | "emsp"
+                    | "thinsp"
+                    | "zwnj"
+                    | "zwj"
+                    | "shy"
+                    | "amp"
+                    | "lt"
+                    | "gt"
+                    | "quot"
+                    | "apos"
+                    | "NewLine"
+                    | "Tab"
+            )
+        }
+    };
+    c.is_alphanumeric()
+        || !(c.is_ascii()
+            || c.is_whitespace()
+            || matches!(
+                c,
+                '\u{ad}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}'
+            ))
 }
 
 fn too_many(max_nodes: usize) -> Error {
@@ -1622,10 +1730,30 @@ pub(crate) mod tests {
     #[test]
     fn text_is_found_outside_tags_only() {
         assert!(!holds_text("</li></li><span class=a1></div>  "));
+        assert!(!holds_text("li></li>"));
+        assert!(holds_text("li>x"));
         assert!(holds_text("</li>x</li>"));
         assert!(holds_text("<b>é"));
         assert!(holds_text("tail"));
         assert!(!holds_text(""));
+        // Comments, scripts and style sheets hold none, nor spaces and escapes of markup.
+        assert!(!holds_text(
+            "<!-- a > b --><SCRIPT>var x = '</b>';</script ><style>p{}</style>"
+        ));
+        assert!(holds_text("<!-- a --><script>x</script>after"));
+        assert!(holds_text("<scripts>a custom element's text</scripts>"));
+        assert!(holds_text("<script-x>a custom element's text</script-x>"));
+        assert!(!holds_text("&nbsp;&#160;&#xA0;&amp;&lt;&#8203;&#xd800;"));
+        assert!(holds_text("&eacute;"));
+        assert!(holds_text("&#233;"));
+        assert!(holds_text("&#x41;"));
+        // Markup cut short: nothing after the cut is shown.
+        assert!(!holds_text("<p class=\"intro"));
+        assert!(!holds_text("<!-- never closed"));
+        assert!(!holds_text("<script>never closed"));
+        // A `<` that opens no tag is text.
+        assert!(holds_text("< 2"));
+        assert!(!holds_text("& ; < >"));
     }
 
     /// The page slimmed makes the tree the page makes, with the same attributes read, with

@@ -173,13 +173,18 @@ fn parser_work_is_bounded_on_stray_and_unclosed_tags() {
             "{what}: {text}"
         );
         assert!(e.truncated, "{what}");
-        // Nothing dropped but tags: not marked as cut.
-        let html = format!("{before}{stray}");
-        let e = within(20, what, || extract(html.as_bytes())).unwrap();
-        assert!(
-            all_text(&e).contains("Words before") && !e.truncated,
-            "{what}"
-        );
+        // Nothing dropped but tags, scripts, comments and spaces: not marked as cut.
+        for rest in [
+            "",
+            "<script>track('page');</script><!-- end -->&nbsp;</body>",
+        ] {
+            let html = format!("{before}{stray}{rest}");
+            let e = within(20, what, || extract(html.as_bytes())).unwrap();
+            assert!(
+                all_text(&e).contains("Words before") && !e.truncated,
+                "{what}{rest}"
+            );
+        }
     }
     // Cheap nodes first do not buy stray tags later: the page's work is bounded as a whole.
     let html = format!(
