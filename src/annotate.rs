@@ -203,7 +203,7 @@ pub type Loaded = (Vec<LabeledPage>, Vec<(String, Error)>);
 fn non_empty_lines(path: &Path) -> Result<Vec<(usize, String)>> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
-        source,
+        error: source,
     };
     let mut lines = Vec::new();
     for (n, line) in crate::input::open_unpacked(path)?.lines().enumerate() {
@@ -327,7 +327,7 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
     }
     let entries = std::fs::read_dir(&gt_dir).map_err(|source| Error::Io {
         path: gt_dir.clone(),
-        source,
+        error: source,
     })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -361,7 +361,7 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
             .unwrap_or_default();
         let text = std::fs::read_to_string(&f).map_err(|source| Error::Io {
             path: f.clone(),
-            source,
+            error: source,
         })?;
         let gt: Gt = serde_json::from_str(&text)
             .map_err(|e| Error::Annotation(format!("{}: {e}", f.display())))?;

@@ -51,8 +51,15 @@ impl Default for SegmentLimits {
 impl SegmentLimits {
     /// Refuse a limit of zero, which would refuse or cut every page.
     pub fn check(&self) -> Result<()> {
-        if self.max_nodes == 0 || self.max_blocks == 0 {
-            return Err(Error::Config("limits must be above zero".into()));
+        for (name, value) in [
+            ("max_nodes", self.max_nodes),
+            ("max_blocks", self.max_blocks),
+        ] {
+            if value == 0 {
+                return Err(Error::Config(format!(
+                    "the limit {name} must be above zero"
+                )));
+            }
         }
         Ok(())
     }
@@ -2015,18 +2022,27 @@ mod tests {
 
     #[test]
     fn limits_of_zero_are_refused() {
-        for limits in [
-            SegmentLimits {
-                max_nodes: 0,
-                ..SegmentLimits::default()
-            },
-            SegmentLimits {
-                max_blocks: 0,
-                ..SegmentLimits::default()
-            },
+        for (limits, name) in [
+            (
+                SegmentLimits {
+                    max_nodes: 0,
+                    ..SegmentLimits::default()
+                },
+                "max_nodes",
+            ),
+            (
+                SegmentLimits {
+                    max_blocks: 0,
+                    ..SegmentLimits::default()
+                },
+                "max_blocks",
+            ),
         ] {
             let err = segment("<p>Text.</p>", limits).unwrap_err().to_string();
-            assert_eq!(err, "invalid setting: limits must be above zero");
+            assert_eq!(
+                err,
+                format!("invalid setting: the limit {name} must be above zero")
+            );
         }
     }
 

@@ -2,25 +2,28 @@
 
 use std::path::PathBuf;
 
-/// Everything that can go wrong in textsift, per input or per model.
+/// Everything that can go wrong in textsift, per input or per model. Each method says which
+/// of these it returns; new kinds may come in later versions, so a `match` needs a `_` arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A file or directory could not be read. The message leaves the path out, as a batch
     /// names the page's source before it (`SOURCE: cannot read: …`); `path` holds it.
-    #[error("cannot read: {source}")]
+    #[error("cannot read: {error}")]
     Io {
         /// The path that failed.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error. It is in the message, so it is not the error's
+        /// [`source`](std::error::Error::source) too: a report of the chain would say it twice.
+        error: std::io::Error,
     },
     /// A file could not be written.
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}: {error}", path.display())]
     Write {
         /// The path that failed.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error, in the message as for [`Error::Io`].
+        error: std::io::Error,
     },
     /// A gzip stream was corrupt or cut short.
     #[error("bad gzip data: {0}")]

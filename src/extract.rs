@@ -152,7 +152,14 @@ impl Extractor {
         Ok(Extractor::with_shared(Arc::clone(model)))
     }
 
-    /// An extractor with the model in a file (`Extractor::from_model_file("my.tsm")`).
+    /// An extractor with the model in a file, such as one `textsift train` wrote; its errors
+    /// are [`Model::load`]'s.
+    ///
+    /// ```no_run
+    /// let ex = textsift::Extractor::from_model_file("my.tsm")?;
+    /// let e = ex.extract(b"<article><p>Some text.</p></article>")?;
+    /// # Ok::<(), textsift::Error>(())
+    /// ```
     pub fn from_model_file(path: impl AsRef<Path>) -> Result<Extractor> {
         Ok(Extractor::with_model(Model::load(path)?))
     }
@@ -172,8 +179,25 @@ impl Extractor {
         }
     }
 
-    /// Use another decoding; refused when its settings are out of range, or when it cannot
-    /// favour precision or recall as asked ([`Extractor::favor`]).
+    /// Use another decoding; refused ([`Error::Config`]) when its settings are out of range,
+    /// or when it cannot favour precision or recall as asked ([`Extractor::favor`]).
+    ///
+    /// ```
+    /// use textsift::{Decoder, Decoding, Extractor};
+    /// let ex = Extractor::new()?;
+    /// // Every block scored 0.6 or more, the model's other settings as they are.
+    /// let decoding = Decoding {
+    ///     decoder: Decoder::Threshold { threshold: 0.6 },
+    ///     ..ex.current_decoding()
+    /// };
+    /// let ex = ex.decoding(decoding)?;
+    /// let bad = Decoding {
+    ///     decoder: Decoder::Threshold { threshold: 1.5 },
+    ///     ..decoding
+    /// };
+    /// assert!(ex.clone().decoding(bad).is_err());
+    /// # Ok::<(), textsift::Error>(())
+    /// ```
     pub fn decoding(mut self, decoding: Decoding) -> Result<Extractor> {
         decoding.decoder.validate()?;
         self.decoding = decoding;
@@ -196,7 +220,9 @@ impl Extractor {
     pub fn limits(mut self, limits: Limits) -> Result<Extractor> {
         limits.segment.check()?;
         if limits.max_bytes == 0 {
-            return Err(Error::Config("limits must be above zero".into()));
+            return Err(Error::Config(
+                "the limit max_bytes must be above zero".into(),
+            ));
         }
         let links = self.limits.segment.links || limits.segment.links;
         self.limits = limits;
@@ -232,6 +258,14 @@ impl Extractor {
     }
 
     /// Extract one page from its raw bytes (any encoding; gzip and zstd are unpacked).
+    ///
+    /// # Errors
+    /// [`Error::Empty`] for no bytes or only whitespace, [`Error::NotHtml`] for an image, a
+    /// PDF, a feed or other binary data, [`Error::Gzip`] or [`Error::Zstd`] for a compressed
+    /// stream that is corrupt or cut short, [`Error::TooLarge`] past the extractor's
+    /// [`Limits`], and [`Error::Internal`] for a bug met on this page. A page cut by a limit
+    /// on blocks, or by the parser's bound on its work, is an [`Extraction`] marked
+    /// [`truncated`](Extraction::truncated).
     pub fn extract(&self, bytes: &[u8]) -> Result<Extraction> {
         self.run(bytes, None, None, false).map(|(e, _)| e)
     }

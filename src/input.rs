@@ -243,7 +243,7 @@ impl InputList {
                     let name = self.name.clone();
                     return Some(Err(stream_error(e, |source| Error::Io {
                         path: name,
-                        source,
+                        error: source,
                     })));
                 }
             };
@@ -383,9 +383,9 @@ pub fn read(path: Option<&Path>, max_bytes: u64) -> Result<Vec<u8>> {
         None => read_limited(std::io::stdin().lock(), max_bytes),
     }
     .map_err(|e| match e {
-        Error::Io { source, .. } => Error::Io {
+        Error::Io { error: source, .. } => Error::Io {
             path: display(),
-            source,
+            error: source,
         },
         other => other,
     })?;
@@ -408,7 +408,7 @@ fn open_file(p: &Path) -> Result<std::fs::File> {
         }
         Error::Io {
             path: p.to_path_buf(),
-            source,
+            error: source,
         }
     })
 }
@@ -419,7 +419,7 @@ fn read_limited(r: impl Read, max_bytes: u64) -> Result<Vec<u8>> {
         .read_to_end(&mut buf)
         .map_err(|source| Error::Io {
             path: PathBuf::new(),
-            source,
+            error: source,
         })?;
     if buf.len() as u64 > max_bytes {
         return Err(too_many_bytes(max_bytes, ""));
@@ -446,7 +446,7 @@ fn open_stream(path: Option<&Path>) -> Result<(Box<dyn BufRead + Send>, Packing)
     unpacked(BufReader::with_capacity(1 << 16, raw)).map_err(|e| {
         stream_error(e, |source| Error::Io {
             path: display(),
-            source,
+            error: source,
         })
     })
 }
@@ -622,7 +622,10 @@ fn opened_unguarded(
         Ok(h) => as_named(container_of(h), path.as_deref()),
         Err(e) => {
             let path = path.unwrap_or_else(|| PathBuf::from("-"));
-            return single(Err(stream_error(e, |source| Error::Io { path, source })));
+            return single(Err(stream_error(e, |source| Error::Io {
+                path,
+                error: source,
+            })));
         }
     };
     let read = |item| Pending(Deferred::Read(item));
@@ -644,7 +647,10 @@ fn opened_unguarded(
         Container::Page => {}
     }
     let bytes = read_limited(stream, max_bytes).map_err(|e| match e {
-        Error::Io { source: io, path } => stream_error(io, |source| Error::Io { path, source }),
+        Error::Io { error: io, path } => stream_error(io, |source| Error::Io {
+            path,
+            error: source,
+        }),
         Error::TooLarge(_) => too_many_bytes(max_bytes, packed.after()),
         other => other,
     });

@@ -753,7 +753,7 @@ fn run_batch(
             let path = path.unwrap_or_default();
             let walked = path.as_os_str() != name;
             let e = std::io::Error::other("this run writes its --errors there");
-            (!walked).then_some(Err((source, Error::Io { path, source: e })))
+            (!walked).then_some(Err((source, Error::Io { path, error: e })))
         })
     };
     let list_name = input

@@ -404,17 +404,40 @@ impl Model {
     }
 
     /// Load a model file. A file that cannot be read is [`Error::Io`] (its path in the
-    /// error's `path`), as a page's is; one that is read but refused is [`Error::Model`].
+    /// error's `path`), as a page's is; one that is read but refused is [`Error::Model`], its
+    /// path in the message. Reading stops at the first bytes of a file that is not a model, and past
+    /// [`MAX_DECODED_BYTES`](crate::serial::MAX_DECODED_BYTES) bytes, so that a crawl or a
+    /// device named by mistake is refused without filling memory.
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
+        use std::io::Read;
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
         // The path is in the message: unlike a page's, a model's error is not reported under
         // its source.
+        let refused = |m: &dyn std::fmt::Display| Error::Model(format!("{}: {m}", path.display()));
+        let cannot_read = |error| Error::Io {
+            path: path.to_path_buf(),
+            error,
+        };
+        let mut file = std::fs::File::open(path).map_err(cannot_read)?;
+        let mut bytes = Vec::new();
+        let magic = crate::serial::MAGIC.len() as u64;
+        let max = crate::serial::MAX_DECODED_BYTES as u64;
+        (&mut file)
+            .take(magic)
+            .read_to_end(&mut bytes)
+            .map_err(cannot_read)?;
+        if bytes[..] == crate::serial::MAGIC[..] {
+            file.take(max)
+                .read_to_end(&mut bytes)
+                .map_err(cannot_read)?;
+            if bytes.len() as u64 > max {
+                return Err(refused(&format_args!(
+                    "more than {max} bytes, far more than a model file holds"
+                )));
+            }
+        }
         Model::from_bytes(&bytes).map_err(|e| match e {
-            Error::Model(m) => Error::Model(format!("{}: {m}", path.display())),
+            Error::Model(m) => refused(&m),
             other => other,
         })
     }
@@ -475,7 +498,7 @@ impl Model {
         let bytes = self.to_bytes()?;
         std::fs::write(path, bytes).map_err(|source| Error::Write {
             path: path.to_path_buf(),
-            source,
+            error: source,
         })
     }
 

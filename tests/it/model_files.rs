@@ -57,6 +57,19 @@ fn a_model_file_named_by_a_string_extracts_as_the_embedded_model() {
         "{err:?}"
     );
     assert_eq!(err.kind(), "cannot_read");
+    // Its cause is in the message, and not given again as its source: a report of the
+    // chain (anyhow's `{:#}`) says it once.
+    assert!(err.to_string().starts_with("cannot read: "), "{err}");
+    assert!(std::error::Error::source(&err).is_none());
+    // A file that is not a model is refused at its first bytes, however long it is.
+    #[cfg(unix)]
+    {
+        let err = Extractor::from_model_file("/dev/zero").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "model refused: /dev/zero: not a textsift model file (wrong magic bytes)"
+        );
+    }
 }
 
 #[test]
