@@ -122,6 +122,9 @@ pub struct Extraction {
     /// blocks past the limit ([`crate::SegmentLimits::max_blocks`]), or the rest of a page
     /// whose markup made the parser's work run past its bound ([`crate::blocks::MAX_NESTING`]).
     pub truncated: bool,
+    /// The character encoding the page was read in (`UTF-8`, `windows-1252`…), as
+    /// [`crate::html::decode_declared`] chose it.
+    pub encoding: &'static str,
 }
 
 /// Extracts main content with a model and a decoder. Cheap to clone and share across threads.
@@ -393,6 +396,7 @@ impl Extractor {
             blocks,
             features: analysis.features,
             truncated: page.truncated,
+            encoding: analysis.encoding,
         };
         Ok((extraction, classes))
     }

@@ -822,6 +822,10 @@ fn windows_1252_by_meta_charset() {
         <body><p>\x93Caf\xe9 cr\xe8me\x94 \x96 na\xefve</p></body></html>";
     let a = run_bytes(bytes);
     assert_eq!(a.encoding, "windows-1252");
+    // An extraction says it too.
+    let ex = textsift::Extractor::new().unwrap();
+    assert_eq!(ex.extract(bytes).unwrap().encoding, "windows-1252");
+    assert_eq!(ex.extract(b"<p>Caf\xc3\xa9</p>").unwrap().encoding, "UTF-8");
     assert_eq!(a.page.title, "Caf\u{e9}");
     assert_eq!(
         texts(&a),
