@@ -2375,6 +2375,17 @@ mod tests {
         found.nth(i).unwrap().0 as u32
     }
 
+    /// The first item of the first `<ul>` of a page, a list in no other list.
+    fn first_bullet(page: &Page) -> ListItem {
+        ListItem {
+            number: None,
+            depth: 1,
+            list: nth_element(page, "ul", 0),
+            element: nth_element(page, "li", 0),
+            in_item: None,
+        }
+    }
+
     #[test]
     fn roles_number_ordered_items_and_place_the_cells_of_simple_tables() {
         let html = "<ol><li>one</li><li>two<ul><li>inner</li></ul></li><li>three</li>\
@@ -2490,13 +2501,7 @@ mod tests {
             row: 0,
             col,
         };
-        let x = ListItem {
-            number: None,
-            depth: 1,
-            list: nth_element(&page, "ul", 0),
-            element: nth_element(&page, "li", 0),
-            in_item: None,
-        };
+        let x = first_bullet(&page);
         let more = |join| Role::ItemParagraph { item: x, join };
         assert_eq!(
             got,
@@ -2603,13 +2608,7 @@ mod tests {
                     <pre>code <img height=12> more</pre>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let same = Role::SameLine;
-        let a = ListItem {
-            number: None,
-            depth: 1,
-            list: nth_element(&page, "ul", 0),
-            element: nth_element(&page, "li", 0),
-            in_item: None,
-        };
+        let a = first_bullet(&page);
         assert_eq!(
             texts_and_roles(&page),
             [
