@@ -409,6 +409,9 @@ impl Page {
         let mut lists = vec![0u32; n];
         // The nearest list item (`li`, `dt`, `dd`) above each element, or `NONE`.
         let mut in_item = vec![NONE; n];
+        // Each description's term: the last `<dt>` before it in its list, by the `<dd>`.
+        let mut last_term: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut term_of: FxHashMap<u32, u32> = FxHashMap::default();
         let mut layout = self.layout.iter().peekable();
         // A list number as Markdown can write it: 0 to 9 digits.
         let number = |n: i64| n.clamp(0, 999_999_999) as u32;
@@ -465,6 +468,17 @@ impl Page {
                 Some(p) => in_item[p as usize],
                 None => NONE,
             };
+            match (&*e.tag, e.parent) {
+                ("dt", Some(dl)) => {
+                    last_term.insert(dl, i as u32);
+                }
+                ("dd", Some(dl)) => {
+                    if let Some(&dt) = last_term.get(&dl) {
+                        term_of.insert(i as u32, dt);
+                    }
+                }
+                _ => {}
+            }
             let inherited = e.parent.map_or(NONE, |p| table_of[p as usize]);
             table_of[i] = if e.tag == "table" {
                 if inherited != NONE {
@@ -572,9 +586,7 @@ impl Page {
             .collect();
         // The item that each list item's first block began, by the item's element: the
         // item's later blocks are more of it. A description under a term is more of the term.
-        let mut begun: Vec<Option<ListItem>> = vec![None; n];
-        // Each description list's last term (`<dt>`) that has a block, by the list's element.
-        let mut last_term: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut begun: FxHashMap<u32, ListItem> = FxHashMap::default();
         let mut roles: Vec<Role> = self
             .blocks
             .iter()
@@ -583,20 +595,22 @@ impl Page {
                 let e = &self.elements[el];
                 let table = table_of[el];
                 let join = joins[b.index];
-                let under_term = match (&*e.tag, e.parent) {
-                    ("dt", Some(dl)) => {
-                        last_term.insert(dl, el);
-                        None
-                    }
-                    ("dd", Some(dl)) if begun[el].is_none() => {
-                        let term = last_term.get(&dl).and_then(|&dt| begun[dt]);
-                        begun[el] = term;
+                let under_term = match &*e.tag {
+                    "dd" if !begun.contains_key(&b.element) => {
+                        // A term without a block of its own has nothing to go under.
+                        let term = term_of
+                            .get(&b.element)
+                            .and_then(|dt| begun.get(dt))
+                            .copied();
+                        if let Some(term) = term {
+                            begun.insert(b.element, term);
+                        }
                         term
                     }
                     _ => None,
                 };
                 let mut item = |li: usize| {
-                    if let Some(item) = begun[li] {
+                    if let Some(&item) = begun.get(&(li as u32)) {
                         return Role::ItemParagraph { item, join };
                     }
                     let item = ListItem {
@@ -606,7 +620,7 @@ impl Page {
                         element: li as u32,
                         in_item: (in_item[li] != NONE).then_some(in_item[li]),
                     };
-                    begun[li] = Some(item);
+                    begun.insert(li as u32, item);
                     Role::Item(item)
                 };
                 let parent = e.parent.map(|p| (p as usize, &self.elements[p as usize]));
@@ -2568,7 +2582,8 @@ mod tests {
     #[test]
     fn descriptions_go_under_their_terms() {
         let html = "<dl><dt>Name</dt><dd>The name</dd><dd>Another</dd><dt>Size</dt>\
-                    <dd>Big<br>very</dd></dl><dl><dd>Alone</dd></dl>";
+                    <dd>Big<br>very</dd></dl><dl><dd>Alone</dd></dl>\
+                    <dl><dt>Named</dt><dd>named</dd><dt><img src=x.jpg></dt><dd>pictured</dd></dl>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let item = |list, tag, i| ListItem {
             number: None,
@@ -2593,6 +2608,10 @@ mod tests {
                 ("very", under(size)),
                 // A description without a term is an item of its own.
                 ("Alone", Role::Item(item(1, "dd", 3))),
+                ("Named", Role::Item(item(2, "dt", 2))),
+                ("named", under(item(2, "dt", 2))),
+                // Its own term has no text: not more of the term above.
+                ("pictured", Role::Item(item(2, "dd", 5))),
             ]
         );
     }

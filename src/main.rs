@@ -480,8 +480,10 @@ fn exit_usage(e: clap::Error) -> ! {
     }
     // The command is the first argument, as textsift has no options before it.
     let cli = <Cli as clap::CommandFactory>::command();
-    let command = std::env::args()
+    // Read as given: an argument that is not UTF-8 is no command's name.
+    let command = std::env::args_os()
         .nth(1)
+        .and_then(|a| a.into_string().ok())
         .filter(|a| cli.get_subcommands().any(|c| c.get_name() == a));
     // A missing argument's usage says what asked for it (`--links --url <URL>`).
     let usage = e.kind() == ErrorKind::MissingRequiredArgument;

@@ -427,6 +427,9 @@ impl Model {
             .read_to_end(&mut bytes)
             .map_err(cannot_read)?;
         if bytes[..] == crate::serial::MAGIC[..] {
+            // Room for the file as it says it is, within the bound.
+            let size = file.metadata().map_or(0, |m| m.len()).min(max);
+            bytes.reserve(usize::try_from(size).unwrap_or(0));
             file.take(max)
                 .read_to_end(&mut bytes)
                 .map_err(cannot_read)?;

@@ -228,11 +228,12 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         let item_depth = item.map(|item| item.depth);
         let in_outer_item = item.is_some_and(|item| {
-            let outer = lists.open.first();
             // Elements count in document order: the item holding the list comes before the
-            // quote when the quote is inside it.
+            // quote when the quote is inside it. That item must be one laid out above.
             let quote_in_item = matches!((item.in_item, b.quote), (Some(h), Some(q)) if h < q);
-            b.quote != lists_quote && quote_in_item && outer.is_some_and(|o| o.depth < item.depth)
+            b.quote != lists_quote
+                && quote_in_item
+                && lists.open.iter().any(|o| Some(o.element) == item.in_item)
         });
         // Whatever a quote holds (paragraphs, lines, lists, headings, code) starts its lines
         // with `> `; the title is the page's, never quoted.
@@ -409,12 +410,14 @@ impl Lists {
         // The numbered list above at this depth, when it is another list than this item's.
         let other_list =
             sibling.is_some_and(|top| top.numbered && top.list != list) && number.is_some();
-        // Past a few levels, deeper items are laid out beside the deepest one, so that a
-        // page of lists nested thousands deep cannot make lines of thousands of spaces.
-        if self.open.len() >= MAX_LIST_NESTING {
-            sibling = self.open.pop();
-        }
-        let indent = self.open.last().map_or(0, |top| top.column);
+        // Past a few levels, deeper items are laid out beside the deepest one shown, so that
+        // a page of lists nested thousands deep cannot make lines of thousands of spaces;
+        // they stay open, for their later paragraphs.
+        let parent = match self.open.len() {
+            n if n >= MAX_LIST_NESTING => self.open.get(MAX_LIST_NESTING - 2),
+            _ => self.open.last(),
+        };
+        let indent = parent.map_or(0, |top| top.column);
         let marker = number.map_or_else(|| "- ".to_string(), |n| format!("{n}. "));
         self.open.push(OpenItem {
             depth,
@@ -1483,6 +1486,30 @@ mod tests {
         let md = markdown(deep);
         let widest = md.lines().map(|l| l.len() - l.trim_start().len()).max();
         assert_eq!(widest, Some(2 * (MAX_LIST_NESTING - 1)));
+        // Past that depth, each item's later paragraph still goes under its own item.
+        let depth = 20;
+        let mut blocks: Vec<ExtractedBlock> = (1..=depth)
+            .map(|d| kept_item(&format!("i{d}"), None, d, d))
+            .collect();
+        blocks.extend((1..=depth).rev().map(|d| {
+            let role = Role::ItemParagraph {
+                item: li(None, d, d, d),
+                join: Join::Paragraph,
+            };
+            block(&format!("more{d}"), "li", role, true)
+        }));
+        let items: Vec<String> = (1..=depth).map(|d| format!("- i{d}")).collect();
+        let more: Vec<String> = (1..=depth).rev().map(|d| format!("more{d}")).collect();
+        assert_eq!(
+            plain_text(&blocks),
+            format!("{}\n{}", items.join("\n"), more.join("\n"))
+        );
+        let md = markdown(blocks);
+        for d in 1..=depth as usize {
+            let column = 2 * d.min(MAX_LIST_NESTING);
+            let line = format!("\n{}more{d}\n", " ".repeat(column));
+            assert!(md.contains(&line), "{line:?} in {md}");
+        }
     }
 
     #[test]
@@ -1684,6 +1711,14 @@ mod tests {
         let blocks = vec![
             at(0, "above", "li", item(None, 1, 2, 3), true),
             nested(1, "in the quote", 7, 8, 6, 4),
+        ];
+        assert_eq!(markdown(blocks), "- above\n\n> - in the quote\n\n");
+        // A quote (7) inside an item (6) of another list (5), that item dropped: quoted on its
+        // own too, not nested in the list above.
+        let blocks = vec![
+            at(0, "above", "li", item(None, 1, 2, 3), true),
+            at(1, "dropped", "li", item(None, 1, 5, 6), false),
+            nested(2, "in the quote", 8, 9, 6, 7),
         ];
         assert_eq!(markdown(blocks), "- above\n\n> - in the quote\n\n");
     }

@@ -3,6 +3,7 @@
 
 use super::{stream_error, too_many_bytes, Item, Reading, RecordKeys, UTF8_BOM};
 use crate::error::Error;
+use rustc_hash::FxHashMap;
 use serde_json::value::RawValue;
 use std::io::{BufRead, Read};
 
@@ -142,9 +143,9 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
 }
 
 /// The fields passed through of a record, when any were asked for.
-fn kept_fields(keys: &RecordKeys, kept: &str) -> Option<Box<RawValue>> {
+fn kept_fields(keys: &RecordKeys, kept: &Kept) -> Option<Box<RawValue>> {
     (!keys.keep.is_empty())
-        .then(|| fields_object(kept))
+        .then(|| fields_object(&kept.inside()))
         .flatten()
 }
 
@@ -205,17 +206,46 @@ fn fields_object(kept: &str) -> Option<Box<RawValue>> {
     RawValue::from_string(object).ok()
 }
 
-/// A field passed through, added to `kept`, the inside of a JSON object.
-fn keep_field(kept: &mut String, name: &str, value: &RawValue) {
-    if !kept.is_empty() {
-        kept.push(',');
+/// The fields passed through of a record, as written and in the record's order; a field
+/// named twice has its last value, at its first place, as Python's `json` reads it.
+#[derive(Default)]
+struct Kept {
+    /// Each field's name as JSON, and its value.
+    fields: Vec<(String, String)>,
+    /// Where each name is in `fields`.
+    at: FxHashMap<String, usize>,
+}
+
+impl Kept {
+    /// Pass a field through.
+    fn add(&mut self, name: &str, value: &RawValue) {
+        // A line break here is whitespace between tokens (inside a string it is escaped):
+        // taken out, so that no reader that also breaks lines at a `\r` cuts the output record.
+        let value: String = value
+            .get()
+            .chars()
+            .filter(|c| !matches!(c, '\r' | '\n'))
+            .collect();
+        match self.at.get(name) {
+            Some(&i) => self.fields[i].1 = value,
+            None => {
+                self.at.insert(name.to_string(), self.fields.len());
+                // A name is a string, which serde_json always writes.
+                let json = serde_json::to_string(name).unwrap_or_default();
+                self.fields.push((json, value));
+            }
+        }
     }
-    // A name is a string, which serde_json always writes.
-    kept.push_str(&serde_json::to_string(name).unwrap_or_default());
-    kept.push(':');
-    // A line break here is whitespace between tokens (inside a string it is escaped): taken
-    // out, so that no reader that also breaks lines at a `\r` cuts the output record.
-    kept.extend(value.get().chars().filter(|c| !matches!(c, '\r' | '\n')));
+
+    /// The fields as the inside of a JSON object.
+    fn inside(&self) -> String {
+        let pairs: Vec<String> = self
+            .fields
+            .iter()
+            .map(|(name, value)| format!("{name}:{value}"))
+            .collect();
+        pairs.join(",")
+    }
 }
 
 /// The fields of a JSON Lines record that are read.
@@ -224,9 +254,8 @@ struct RecordParts {
     id: Option<Box<RawValue>>,
     url: Option<String>,
     html: Option<String>,
-    /// The fields passed through, as written and in the record's order: the inside of a
-    /// JSON object.
-    kept: String,
+    /// The fields passed through.
+    kept: Kept,
 }
 
 /// Reads a record's fields by the names in `keys`, passing over the others unread; with `html`
@@ -289,7 +318,7 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
                     parts.id = value;
                 }
                 Field::Kept(name) if self.html => {
-                    keep_field(&mut parts.kept, &name, map.next_value()?);
+                    parts.kept.add(&name, map.next_value()?);
                 }
                 Field::Html | Field::Kept(_) | Field::Other => {
                     map.next_value::<serde::de::IgnoredAny>()?;
@@ -430,11 +459,12 @@ mod tests {
             item.fields.map(|f| f.get().to_string())
         };
         // Values as written (a number past f64's digits, spaces inside), in the record's
-        // order whatever the order asked, a name given twice twice.
+        // order whatever the order asked; a name given twice has its last value, at its
+        // first place.
         let line = r#"{"id": 1, "lang": "en", "html": "<p>a</p>", "n": 12345678901234567890.50, "m": { "a" : [1,RETURN2] }, "lang": "fr"}"#;
         assert_eq!(
             fields(&line.replace("RETURN", "\r"), &keep(&["m", "lang", "n"])).as_deref(),
-            Some(r#"{"lang":"en","n":12345678901234567890.50,"m":{ "a" : [1,2] },"lang":"fr"}"#)
+            Some(r#"{"lang":"fr","n":12345678901234567890.50,"m":{ "a" : [1,2] }}"#)
         );
         // Every field but the page, the id and the URL; none present gives an empty object,
         // none asked gives nothing.

@@ -528,6 +528,18 @@ fn usage_errors_exit_two() {
             assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         }
     }
+    // An argument that is not UTF-8, first or later: one line all the same.
+    #[cfg(unix)]
+    for args in [&[&b"\xff"[..]][..], &[b"extract", b"--url", b"\xff", b"-"]] {
+        use std::os::unix::ffi::OsStrExt;
+        let out = Command::new(env!("CARGO_BIN_EXE_textsift"))
+            .args(args.iter().map(|a| std::ffi::OsStr::from_bytes(a)))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
     let out = textsift(&["blocks", "--threads", "many", "-"], None);
     assert_eq!(
         stderr(&out),

@@ -1022,6 +1022,20 @@ fn fields_of_json_lines_records_pass_through() {
         ]
     );
     assert!(!stderr(&out).contains("note"), "{}", stderr(&out));
+    // A field named twice passes its last value through, at its first place.
+    let twice = format!(
+        "{{\"id\": \"t\", \"lang\": \"en\", \"html\": {}, \"crawl\": 1, \"lang\": \"fr\"}}\n",
+        serde_json::to_string(&article(42)).unwrap()
+    );
+    let out = textsift(
+        &["extract", "--keep-field", "lang,crawl", "-"],
+        Some(twice.as_bytes()),
+    );
+    assert!(
+        stdout(&out).starts_with(r#"{"source":"t","fields":{"lang":"fr","crawl":1},"title""#),
+        "{}",
+        stdout(&out)
+    );
     // A name that no record holds, such as a path into a field, is noted once at the end.
     let out = textsift(
         &[
