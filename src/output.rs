@@ -227,13 +227,10 @@ pub fn to_markdown(e: &Extraction) -> String {
             _ => None,
         };
         let item_depth = item.map(|item| item.depth);
+        // The item holding the list is open above, so a quote that sets this item apart from
+        // the lists above lies inside that item.
         let in_outer_item = item.is_some_and(|item| {
-            // Elements count in document order: the item holding the list comes before the
-            // quote when the quote is inside it. That item must be one laid out above.
-            let quote_in_item = matches!((item.in_item, b.quote), (Some(h), Some(q)) if h < q);
-            b.quote != lists_quote
-                && quote_in_item
-                && lists.open.iter().any(|o| Some(o.element) == item.in_item)
+            b.quote != lists_quote && lists.open.iter().any(|o| Some(o.element) == item.in_item)
         });
         // Whatever a quote holds (paragraphs, lines, lists, headings, code) starts its lines
         // with `> `; the title is the page's, never quoted.
@@ -265,8 +262,8 @@ pub fn to_markdown(e: &Extraction) -> String {
         // More of a kept item: a line or a paragraph of its own at the item's text column.
         // When the item's first blocks are not kept, this one begins the item.
         let role = match role {
-            Role::ItemParagraph { item, join } => match lists.paragraph(item) {
-                Some(column) => {
+            Role::ItemParagraph { item, join } => match lists.more_of(item) {
+                Ok(column) => {
                     let gap = match join {
                         Join::SameLine if under => return (md_inline(b, false), Gap::Space),
                         Join::Line if under => Gap::HardBreak,
@@ -274,9 +271,7 @@ pub fn to_markdown(e: &Extraction) -> String {
                     };
                     return (format!("{q}{}{}", " ".repeat(column), in_item(column)), gap);
                 }
-                // A paragraph of its own when a piece came between.
-                None if lists.begun(item) => Role::Text,
-                None => Role::Item(item),
+                Err(role) => role,
             },
             role => role,
         };
@@ -381,10 +376,21 @@ impl Lists {
         self.after_item = false;
     }
 
-    /// Whether `item` was laid out above: a later paragraph of it that finds it closed is a
-    /// paragraph of its own, not the item begun again.
-    fn begun(&self, item: ListItem) -> bool {
-        self.begun.contains(&item.element)
+    /// Where more of `item` goes: at the column of its text when it is open (`Ok`), else as
+    /// a paragraph of its own when it was laid out above and a piece came between, or as the
+    /// item itself when its first blocks were not kept (`Err`).
+    fn more_of(&mut self, item: ListItem) -> Result<usize, Role> {
+        while self.open.last().is_some_and(|top| top.depth > item.depth) {
+            self.open.pop();
+        }
+        match self.open.last() {
+            Some(top) if top.depth == item.depth && top.element == item.element => {
+                self.after_item = true;
+                Ok(top.column)
+            }
+            _ if self.begun.contains(&item.element) => Err(Role::Text),
+            _ => Err(Role::Item(item)),
+        }
     }
 
     /// Where an item goes: its indent, its marker, and how it follows the previous piece.
@@ -442,20 +448,6 @@ impl Lists {
         };
         (indent, marker, after)
     }
-
-    /// The column of the text of `item`, for a later paragraph of it; `None` when that item
-    /// is not open (its blocks above were dropped, or a paragraph came between).
-    fn paragraph(&mut self, item: ListItem) -> Option<usize> {
-        while self.open.last().is_some_and(|top| top.depth > item.depth) {
-            self.open.pop();
-        }
-        let top = self
-            .open
-            .last()
-            .filter(|top| top.depth == item.depth && top.element == item.element)?;
-        self.after_item = true;
-        Some(top.column)
-    }
 }
 
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
@@ -481,10 +473,10 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
         // item's first blocks are not kept, this one begins the item.
         let (item, more) = match role {
             Role::Item(item) => (Some(item), false),
-            Role::ItemParagraph { item, .. } => match lists.paragraph(item) {
-                Some(_) => (None, true),
-                None if lists.begun(item) => (None, false),
-                None => (Some(item), false),
+            Role::ItemParagraph { item, .. } => match lists.more_of(item) {
+                Ok(_) => (None, true),
+                Err(Role::Item(item)) => (Some(item), false),
+                Err(_) => (None, false),
             },
             _ => (None, false),
         };
@@ -1690,12 +1682,31 @@ mod tests {
         };
         // A quote (element 4) that indents a list (5) inside an item (3, of list 2) leaves
         // that list nested in the item, unquoted.
+        // An item of a list inside the indented item (8, of list 7), in the same quote, stays
+        // nested in it.
+        let deeper = ExtractedBlock {
+            quote: Some(4),
+            ..at(
+                2,
+                "deeper",
+                "li",
+                Role::Item(ListItem {
+                    in_item: Some(6),
+                    ..li(None, 3, 7, 8)
+                }),
+                true,
+            )
+        };
         let blocks = vec![
             at(0, "outer", "li", item(None, 1, 2, 3), true),
             nested(1, "indented", 5, 6, 3, 4),
-            at(2, "outer two", "li", item(None, 1, 2, 7), true),
+            deeper,
+            at(3, "outer two", "li", item(None, 1, 2, 9), true),
         ];
-        assert_eq!(markdown(blocks), "- outer\n  - indented\n- outer two\n\n");
+        assert_eq!(
+            markdown(blocks),
+            "- outer\n  - indented\n    - deeper\n- outer two\n\n"
+        );
         // The same inside a quote (element 5, around list 7): the nested items stay in it.
         let blocks = vec![
             q(0, "outer", "li", item(None, 1, 7, 8)),
