@@ -409,6 +409,10 @@ impl Page {
         let mut lists = vec![0u32; n];
         // The nearest list item (`li`, `dt`, `dd`) above each element, or `NONE`.
         let mut in_item = vec![NONE; n];
+        // The list item whose own text each element is (the item itself, or a container
+        // inside it that a browser lays out as part of the item: `<li><div>…</div></li>`),
+        // or `NONE`: headings, quotes, tables and lists inside an item are laid out as such.
+        let mut item_text = vec![NONE; n];
         // Each description's term: the last `<dt>` before it in its list, by the `<dd>`.
         let mut last_term: FxHashMap<u32, u32> = FxHashMap::default();
         let mut term_of: FxHashMap<u32, u32> = FxHashMap::default();
@@ -467,6 +471,11 @@ impl Page {
                 Some(p) if matches!(tag(Some(p)), "li" | "dt" | "dd") => p,
                 Some(p) => in_item[p as usize],
                 None => NONE,
+            };
+            item_text[i] = match &*e.tag {
+                "li" | "dt" | "dd" => i as u32,
+                tag if part_of_item(tag) => e.parent.map_or(NONE, |p| item_text[p as usize]),
+                _ => NONE,
             };
             match (&*e.tag, e.parent) {
                 ("dt", Some(dl)) => {
@@ -595,15 +604,13 @@ impl Page {
                 let e = &self.elements[el];
                 let table = table_of[el];
                 let join = joins[b.index];
-                let under_term = match &*e.tag {
-                    "dd" if !begun.contains_key(&b.element) => {
+                let holder = item_text[el];
+                let under_term = match tag((holder != NONE).then_some(holder)) {
+                    "dd" if !begun.contains_key(&holder) => {
                         // A term without a block of its own has nothing to go under.
-                        let term = term_of
-                            .get(&b.element)
-                            .and_then(|dt| begun.get(dt))
-                            .copied();
+                        let term = term_of.get(&holder).and_then(|dt| begun.get(dt)).copied();
                         if let Some(term) = term {
-                            begun.insert(b.element, term);
+                            begun.insert(holder, term);
                         }
                         term
                     }
@@ -630,10 +637,9 @@ impl Page {
                         item,
                         join: Join::Line,
                     },
-                    (_, "li" | "dt" | "dd", _) => item(el),
-                    // A list item's paragraph (`<li><p>…</p><p>…</p></li>`) or code
-                    // (`<li>Run:<pre>…</pre></li>`): the first is the item.
-                    (_, "p" | "pre", Some((li, l))) if l.tag == "li" => item(li),
+                    // A list item's text, paragraphs (`<li><p>…</p><p>…</p></li>`),
+                    // divisions or code (`<li>Run:<pre>…</pre></li>`): the first is the item.
+                    _ if holder != NONE => item(holder as usize),
                     (_, "td" | "th", Some((tr, r))) if table != NONE && r.tag == "tr" => {
                         Role::Cell {
                             table,
@@ -708,8 +714,8 @@ pub enum Role {
     /// A paragraph, heading, quote or code: whatever its tag says.
     #[default]
     Text,
-    /// An item of a list (`li`, `dt`, a `dd` without a term above it, or the first paragraph
-    /// of an `li`).
+    /// An item of a list (`li`, `dt`, a `dd` without a term above it): its first block,
+    /// which may be in a paragraph, division or code inside the item (`<li><div>…</div></li>`).
     Item(ListItem),
     /// More of a list item whose text a block above began: its text after a `<br>` or after
     /// a block inside it, its second `<p>`, or the descriptions (`<dd>`) of a term (`<dt>`),
@@ -780,6 +786,30 @@ enum Kind {
     Formatting,
     Block,
     Skip,
+}
+
+/// Whether an element inside a list item is laid out as part of the item's text
+/// ([`Page::roles`]): inline elements and the containers that hold running text, but not
+/// headings, quotes, tables, lists or the page's landmarks.
+fn part_of_item(tag: &str) -> bool {
+    match kind_of(tag) {
+        Kind::Inline | Kind::Formatting => true,
+        Kind::Skip => false,
+        Kind::Block => matches!(
+            tag,
+            "div"
+                | "p"
+                | "pre"
+                | "section"
+                | "article"
+                | "center"
+                | "address"
+                | "figure"
+                | "figcaption"
+                | "details"
+                | "summary"
+        ),
+    }
 }
 
 fn kind_of(tag: &str) -> Kind {
@@ -2483,6 +2513,61 @@ mod tests {
                 ("outer", Role::Text),
                 ("inner cell", cell(3, 0, 0)),
                 ("after", Role::Text),
+            ]
+        );
+    }
+
+    #[test]
+    fn roles_take_the_containers_of_an_item_as_its_text_but_not_its_headings_quotes_or_tables() {
+        let html = "<ul><li><div>card</div><div><span><p>price</p></span></div></li>\
+                    <li><h3>heading</h3><section>below it</section><blockquote>quoted</blockquote>\
+                    <table><tr><td>cell</td></tr></table><div>after them</div></li></ul>\
+                    <dl><dt><div>term</div></dt><dd><p>meaning</p></dd></dl><div>out</div>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let ul = nth_element(&page, "ul", 0);
+        let li = |i| ListItem {
+            number: None,
+            depth: 1,
+            list: ul,
+            element: nth_element(&page, "li", i),
+            in_item: None,
+        };
+        let term = ListItem {
+            list: nth_element(&page, "dl", 0),
+            element: nth_element(&page, "dt", 0),
+            ..li(0)
+        };
+        let more = |item| Role::ItemParagraph {
+            item,
+            join: Join::Paragraph,
+        };
+        assert_eq!(
+            texts_and_roles(&page),
+            [
+                ("card", Role::Item(li(0))),
+                ("price", more(li(0))),
+                // Laid out as themselves; the item begins after them.
+                ("heading", Role::Text),
+                ("below it", Role::Item(li(1))),
+                ("quoted", Role::Text),
+                (
+                    "cell",
+                    Role::Cell {
+                        table: nth_element(&page, "table", 0),
+                        row: 0,
+                        col: 0
+                    }
+                ),
+                ("after them", more(li(1))),
+                ("term", Role::Item(term)),
+                (
+                    "meaning",
+                    Role::ItemParagraph {
+                        item: term,
+                        join: Join::Line
+                    }
+                ),
+                ("out", Role::Text),
             ]
         );
     }
