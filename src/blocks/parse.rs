@@ -192,20 +192,55 @@ fn holds_text(html: &str) -> bool {
                     .split(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
                     .next()
                     .unwrap_or_default();
-                if !rest[name.len()..].starts_with(';') {
+                let ended = rest[name.len()..].starts_with(';');
+                // Without its `;`, a reference still stands for its character when HTML reads
+                // it so (`&nbsp`, `&#160`); whatever letters follow are text.
+                let name = if ended { name } else { unended_reference(name) };
+                if name.is_empty() {
                     i += 1;
                     continue;
                 }
                 if entity_is_text(name) {
                     return true;
                 }
-                i += name.len() + 2;
+                i += 1 + name.len() + usize::from(ended);
             }
             c if c.is_ascii_alphanumeric() || !c.is_ascii() => return true,
             _ => i += 1,
         }
     }
     false
+}
+
+/// The part of a reference without its `;` (`&nbsp`, `&#160`) that HTML reads as a
+/// character that holds no text: a number, or a name that browsers read without the `;`
+/// and that [`entity_is_text`] tells is no text. Empty otherwise: the letters are text.
+fn unended_reference(name: &str) -> &str {
+    if let Some(n) = name.strip_prefix('#') {
+        let (skip, hex) = match n.strip_prefix(['x', 'X']) {
+            Some(_) => (2, true),
+            None => (1, false),
+        };
+        let digits = name[skip..]
+            .bytes()
+            .take_while(|c| {
+                if hex {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+            .count();
+        return if digits == 0 {
+            ""
+        } else {
+            &name[..skip + digits]
+        };
+    }
+    match name {
+        "nbsp" | "shy" | "amp" | "lt" | "gt" | "quot" | "AMP" | "LT" | "GT" | "QUOT" => name,
+        _ => "",
+    }
 }
 
 /// Whether `bytes` start with the tag name `name` (any case), the name ending there.
@@ -259,6 +294,10 @@ fn entity_is_text(name: &str) -> bool {
                     | "lt"
                     | "gt"
                     | "quot"
+                    | "AMP"
+                    | "LT"
+                    | "GT"
+                    | "QUOT"
                     | "apos"
                     | "NewLine"
                     | "Tab"
@@ -1744,6 +1783,14 @@ pub(crate) mod tests {
         assert!(holds_text("<scripts>a custom element's text</scripts>"));
         assert!(holds_text("<script-x>a custom element's text</script-x>"));
         assert!(!holds_text("&nbsp;&#160;&#xA0;&amp;&lt;&#8203;&#xd800;"));
+        // As browsers read them: upper-case escapes, and references without their `;`.
+        assert!(!holds_text("&AMP;&LT;&QUOT; &nbsp &amp&shy&#160 &#xA0"));
+        // A reference without digits is shown as written.
+        assert!(holds_text("&#x"));
+        assert!(holds_text("&nbspx"));
+        assert!(holds_text("&#160a"));
+        assert!(holds_text("&#x41"));
+        assert!(holds_text("&eacute"));
         assert!(holds_text("&eacute;"));
         assert!(holds_text("&#233;"));
         assert!(holds_text("&#x41;"));
