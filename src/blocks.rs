@@ -391,6 +391,12 @@ impl Page {
         outer <= inner && inner <= self.elements[outer as usize].end
     }
 
+    /// A cell whose text one element holds ([`Page::roles`]), and the row it is in.
+    fn cell_row(&self, cell: u32, held: &FxHashMap<u32, Option<u32>>) -> Option<(usize, usize)> {
+        let tr = self.elements.get(cell as usize)?.parent? as usize;
+        (held.get(&cell)?.is_some() && self.elements[tr].tag == "tr").then_some((cell as usize, tr))
+    }
+
     /// What each block is in the page's structure ([`Role`]), for output that shows it:
     /// Markdown numbers the items of ordered lists and lays simple tables out as tables.
     /// One pass over the elements, whatever their nesting.
@@ -410,9 +416,11 @@ impl Page {
         // The nearest list item (`li`, `dt`, `dd`) above each element, or `NONE`.
         let mut in_item = vec![NONE; n];
         // The list item whose own text each element is (the item itself, or a container
-        // inside it that a browser lays out as part of the item: `<li><div>…</div></li>`),
-        // or `NONE`: headings, quotes, tables and lists inside an item are laid out as such.
+        // inside it that a browser lays out as part of the item: `<li><div>…</div></li>`,
+        // `<li><h3>…</h3><p>…</p></li>`), or `NONE`: quotes, tables and lists inside an item
+        // are laid out as such. The same for table cells (`<td><p>4.2 kg</p></td>`).
         let mut item_text = vec![NONE; n];
+        let mut cell_text = vec![NONE; n];
         // Each description's term: the last `<dt>` before it in its list, by the `<dd>`.
         let mut last_term: FxHashMap<u32, u32> = FxHashMap::default();
         let mut term_of: FxHashMap<u32, u32> = FxHashMap::default();
@@ -472,10 +480,18 @@ impl Page {
                 Some(p) => in_item[p as usize],
                 None => NONE,
             };
+            let inner = text_container(&e.tag);
+            let parents = |of: &[u32]| match e.parent {
+                Some(p) if inner => of[p as usize],
+                _ => NONE,
+            };
             item_text[i] = match &*e.tag {
                 "li" | "dt" | "dd" => i as u32,
-                tag if part_of_item(tag) => e.parent.map_or(NONE, |p| item_text[p as usize]),
-                _ => NONE,
+                _ => parents(&item_text),
+            };
+            cell_text[i] = match &*e.tag {
+                "td" | "th" => i as u32,
+                _ => parents(&cell_text),
             };
             match (&*e.tag, e.parent) {
                 ("dt", Some(dl)) => {
@@ -593,6 +609,19 @@ impl Page {
                 }
             })
             .collect();
+        // The one element that holds the text of each cell, or `None` when its blocks are in
+        // several (`<td><p>…</p><p>…</p></td>`): such a cell is laid out as paragraphs, and
+        // its table as text, as layout tables that hold a page's columns are.
+        let mut cell_element: FxHashMap<u32, Option<u32>> = FxHashMap::default();
+        for b in &self.blocks {
+            let cell = cell_text[b.element as usize];
+            if cell != NONE {
+                let held = cell_element.entry(cell).or_insert(Some(b.element));
+                if *held != Some(b.element) {
+                    *held = None;
+                }
+            }
+        }
         // The item that each list item's first block began, by the item's element: the
         // item's later blocks are more of it. A description under a term is more of the term.
         let mut begun: FxHashMap<u32, ListItem> = FxHashMap::default();
@@ -640,14 +669,15 @@ impl Page {
                     // A list item's text, paragraphs (`<li><p>…</p><p>…</p></li>`),
                     // divisions or code (`<li>Run:<pre>…</pre></li>`): the first is the item.
                     _ if holder != NONE => item(holder as usize),
-                    (_, "td" | "th", Some((tr, r))) if table != NONE && r.tag == "tr" => {
-                        Role::Cell {
+                    _ => match self.cell_row(cell_text[el], &cell_element) {
+                        Some((cell, tr)) if table != NONE => Role::Cell {
                             table,
                             row: position[tr].saturating_sub(1),
-                            col: position[el].saturating_sub(1),
-                        }
-                    }
-                    _ => Role::Text,
+                            col: position[cell].saturating_sub(1),
+                            head: self.elements[cell].tag == "th",
+                        },
+                        _ => Role::Text,
+                    },
                 };
                 // A caption is the table's title, not a cell: Markdown puts it above.
                 if table != NONE && !matches!(role, Role::Cell { .. }) && e.tag != "caption" {
@@ -750,6 +780,8 @@ pub enum Role {
         /// (`colspan`) and those that cells of the rows above still take (`rowspan`) are
         /// passed over.
         col: u32,
+        /// A header cell (`<th>`), whatever element inside it holds its text.
+        head: bool,
     },
 }
 
@@ -788,10 +820,10 @@ enum Kind {
     Skip,
 }
 
-/// Whether an element inside a list item is laid out as part of the item's text
-/// ([`Page::roles`]): inline elements and the containers that hold running text, but not
-/// headings, quotes, tables, lists or the page's landmarks.
-fn part_of_item(tag: &str) -> bool {
+/// Whether an element inside a list item or a table cell is laid out as part of the
+/// item's or the cell's text ([`Page::roles`]): inline elements, headings and the containers
+/// that hold running text, but not quotes, tables, lists, forms or the page's landmarks.
+fn text_container(tag: &str) -> bool {
     match kind_of(tag) {
         Kind::Inline | Kind::Formatting => true,
         Kind::Skip => false,
@@ -802,12 +834,21 @@ fn part_of_item(tag: &str) -> bool {
                 | "pre"
                 | "section"
                 | "article"
+                | "header"
+                | "footer"
                 | "center"
                 | "address"
                 | "figure"
                 | "figcaption"
                 | "details"
                 | "summary"
+                | "hgroup"
+                | "h1"
+                | "h2"
+                | "h3"
+                | "h4"
+                | "h5"
+                | "h6"
         ),
     }
 }
@@ -2438,7 +2479,8 @@ mod tests {
                     <dl><dt>term</dt><dd>meaning</dd></dl>\
                     <table><caption>Sizes</caption><thead><tr><th>a</th><th>b</th></tr></thead>\
                     <tbody><tr><td>1</td><td></td><td>2<br>3</td></tr></tbody></table>\
-                    <table><tr><td><p>para</p></td><td>cell</td></tr></table>\
+                    <table><tr><td><p>para</p><p>more para</p></td><td>cell</td></tr></table>\
+                    <table><tr><th><p>key</p></th><td><div><b>value</b></div></td></tr></table>\
                     <table><tr><td>outer<table><tr><td>inner cell</td></tr></table></td></tr></table>\
                     <p>after</p>";
         let page = segment(html, SegmentLimits::default()).unwrap();
@@ -2467,10 +2509,11 @@ mod tests {
             element: nth_element(&page, "dt", 0),
             in_item: None,
         };
-        let cell = |t, row, col| Role::Cell {
+        let cell = |t, row, col, head| Role::Cell {
             table: nth_element(&page, "table", t),
             row,
             col,
+            head,
         };
         assert_eq!(
             got,
@@ -2500,25 +2543,29 @@ mod tests {
                     }
                 ),
                 ("Sizes", Role::Text),
-                ("a", cell(0, 0, 0)),
-                ("b", cell(0, 0, 1)),
-                ("1", cell(0, 1, 0)),
+                ("a", cell(0, 0, 0, true)),
+                ("b", cell(0, 0, 1, true)),
+                ("1", cell(0, 1, 0, false)),
                 // An empty cell still counts: "2" is in the third column.
-                ("2", cell(0, 1, 2)),
-                ("3", cell(0, 1, 2)),
-                // A paragraph in a cell: the table is laid out as text.
+                ("2", cell(0, 1, 2, false)),
+                ("3", cell(0, 1, 2, false)),
+                // Paragraphs in a cell: the table is laid out as text.
                 ("para", Role::Text),
+                ("more para", Role::Text),
                 ("cell", Role::Text),
+                // A cell's one paragraph or division is its text.
+                ("key", cell(2, 0, 0, true)),
+                ("value", cell(2, 0, 1, false)),
                 // A table in a cell: the outer one is text, the inner one a table.
                 ("outer", Role::Text),
-                ("inner cell", cell(3, 0, 0)),
+                ("inner cell", cell(4, 0, 0, false)),
                 ("after", Role::Text),
             ]
         );
     }
 
     #[test]
-    fn roles_take_the_containers_of_an_item_as_its_text_but_not_its_headings_quotes_or_tables() {
+    fn roles_take_the_containers_and_headings_of_an_item_as_its_text_but_not_quotes_or_tables() {
         let html = "<ul><li><div>card</div><div><span><p>price</p></span></div></li>\
                     <li><h3>heading</h3><section>below it</section><blockquote>quoted</blockquote>\
                     <table><tr><td>cell</td></tr></table><div>after them</div></li></ul>\
@@ -2546,16 +2593,17 @@ mod tests {
             [
                 ("card", Role::Item(li(0))),
                 ("price", more(li(0))),
-                // Laid out as themselves; the item begins after them.
-                ("heading", Role::Text),
-                ("below it", Role::Item(li(1))),
+                // A card's heading is its item; a quote and a table are laid out as such.
+                ("heading", Role::Item(li(1))),
+                ("below it", more(li(1))),
                 ("quoted", Role::Text),
                 (
                     "cell",
                     Role::Cell {
                         table: nth_element(&page, "table", 0),
                         row: 0,
-                        col: 0
+                        col: 0,
+                        head: false,
                     }
                 ),
                 ("after them", more(li(1))),
@@ -2599,6 +2647,7 @@ mod tests {
             table: page.elements.iter().position(|e| e.tag == "table").unwrap() as u32,
             row: 0,
             col,
+            head: false,
         };
         let x = first_bullet(&page);
         let more = |join| Role::ItemParagraph { item: x, join };
@@ -2774,7 +2823,12 @@ mod tests {
         };
         let item = |n, depth, i, k| Role::Item(li(n, depth, i, k));
         let table = nth_element(&page, "table", 0);
-        let cell = |row, col| Role::Cell { table, row, col };
+        let cell = |row, col| Role::Cell {
+            table,
+            row,
+            col,
+            head: false,
+        };
         assert_eq!(
             got,
             [
@@ -2808,7 +2862,15 @@ mod tests {
                 ("e", cell(1, 2)),
                 ("f", cell(1, 3)),
                 // Over every row left.
-                ("g", cell(2, 0)),
+                (
+                    "g",
+                    Role::Cell {
+                        table,
+                        row: 2,
+                        col: 0,
+                        head: true,
+                    }
+                ),
                 ("h", cell(2, 3)),
                 ("i", cell(3, 3)),
                 // 1,000 columns at most; so wide a cell is taken to span one row.

@@ -157,7 +157,9 @@ fn title_block(e: &Extraction, first: Option<&Piece>) -> Option<usize> {
         && first.collapsed.is_none()
         && first.tag != "pre"
         && first.quote.is_none();
-    ((first.heading_level().is_some() || plain)
+    let heading = first.heading_level().is_some()
+        && !matches!(first.role, Role::Item(_) | Role::ItemParagraph { .. });
+    ((heading || plain)
         && !e.title.is_empty()
         && crate::decode::normalized(first.collapsed_text()) == crate::decode::normalized(&e.title))
     .then_some(first.index)
@@ -247,12 +249,12 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         // A block's text in an item whose text starts at `column`: code's lines go at that
         // column, so that they stay in the item.
-        let in_item = |column: usize| {
-            if pre {
-                code_block_under(&b.text, &format!("{q}{}", " ".repeat(column)))
-            } else {
-                md_inline(b, true)
-            }
+        // A heading inside an item (a card's title) stays a heading there, as converters
+        // write it (`- ### Name`).
+        let in_item = |column: usize| match b.heading_level() {
+            _ if pre => code_block_under(&b.text, &format!("{q}{}", " ".repeat(column))),
+            Some(level) => format!("{} {}", hashes(level), heading_inline(b)),
+            None => md_inline(b, true),
         };
         if item_depth.is_some() && lists_quote != b.quote && !in_outer_item {
             // The lists above were in another quote, or outside this one.
@@ -265,6 +267,10 @@ pub fn to_markdown(e: &Extraction) -> String {
             Role::ItemParagraph { item, join } => match lists.more_of(item) {
                 Ok(column) => {
                     let gap = match join {
+                        // A heading's later line: one Markdown heading is one line.
+                        Join::Line if under && b.heading_level().is_some() => {
+                            return (heading_inline(b), Gap::Space)
+                        }
                         Join::SameLine if under => return (md_inline(b, false), Gap::Space),
                         Join::Line if under => Gap::HardBreak,
                         _ => paragraph_gap,
@@ -312,10 +318,7 @@ pub fn to_markdown(e: &Extraction) -> String {
             // the page's own level (`<h2>` is `##`), as converters and WCXB's gold Markdown
             // give it.
             _ if title_block == Some(b.index) => format!("# {}", heading_text(b.collapsed_text())),
-            Some(level) => {
-                let hashes = "#".repeat(usize::from(level.clamp(1, 6)));
-                format!("{q}{hashes} {}", heading_inline(b))
-            }
+            Some(level) => format!("{q}{} {}", hashes(level), heading_inline(b)),
             _ if pre => format!("{q}{}", code_block_under(&b.text, q)),
             _ => format!("{q}{}", md_inline(b, true)),
         };
@@ -452,7 +455,8 @@ impl Lists {
 
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
 /// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
-/// on lines of their own after `- ` (an item's later paragraphs on the lines below it), a
+/// on lines of their own after `- `, or their number in a numbered list (`3. `; an item's
+/// later paragraphs on the lines below it), a
 /// line after a single `<br>` below the line above it ([`Role::Line`]), text after a small
 /// image or a form field on its line ([`Role::SameLine`]), and the rows of a simple table on
 /// lines of their own, their cells separated by tabs.
@@ -504,8 +508,13 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
             Gap::Blank
         };
         match piece {
-            Piece::Block(b) if item.is_some() => (format!("- {}", b.text), gap),
-            Piece::Block(b) => (b.text.clone(), gap),
+            Piece::Block(b) => match item {
+                Some(ListItem {
+                    number: Some(n), ..
+                }) => (format!("{n}. {}", b.text), gap),
+                Some(_) => (format!("- {}", b.text), gap),
+                None => (b.text.clone(), gap),
+            },
             Piece::Table(grid) => (text_table(grid), gap),
         }
     })
@@ -546,7 +555,9 @@ fn pieces(blocks: &[ExtractedBlock]) -> Vec<Piece<'_>> {
     let mut run_table = None;
     for b in blocks.iter().filter(|b| b.label.is_content()) {
         let cell = match b.role {
-            Role::Cell { table, row, col } => Some((table, row, col)),
+            Role::Cell {
+                table, row, col, ..
+            } => Some((table, row, col)),
             _ => None,
         };
         if !run.is_empty() && cell.map(|c| c.0) != run_table {
@@ -613,7 +624,7 @@ fn rows_of(grid: &Grid, text: impl Fn(&str) -> String) -> (Vec<Vec<String>>, boo
         .cells
         .iter()
         .take_while(|c| c.0 == first_row)
-        .all(|c| c.2.tag == "th");
+        .all(|c| matches!(c.2.role, Role::Cell { head: true, .. }));
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut last_row = None;
     for &(row, col, b) in &grid.cells {
@@ -798,6 +809,11 @@ fn link_destination(target: &str) -> String {
         }
     }
     out
+}
+
+/// The `#`s of a Markdown heading of `level` (`<h2>` is `##`).
+fn hashes(level: u8) -> String {
+    "#".repeat(usize::from(level.clamp(1, 6)))
 }
 
 /// [`heading_text`] of a heading block, with its links.
@@ -1164,7 +1180,19 @@ mod tests {
                 .collect(),
         };
         let cell = |i: usize, table: u32, row: u32, col: u32, kept: bool| {
-            at(i, "c", "td", Role::Cell { table, row, col }, kept)
+            let head = false;
+            at(
+                i,
+                "c",
+                "td",
+                Role::Cell {
+                    table,
+                    row,
+                    col,
+                    head,
+                },
+                kept,
+            )
         };
         let text = |i: usize, kept: bool| at(i, "t", "p", Role::Text, kept);
         let pages = [
@@ -1268,7 +1296,19 @@ mod tests {
         // The cell of a layout table (its kept cells make no grid) stands for the headline;
         // the first cell of a table laid out as one does not.
         let cell = |index, text: &str, row, col| {
-            at(index, text, "td", Role::Cell { table: 1, row, col }, true)
+            let head = false;
+            at(
+                index,
+                text,
+                "td",
+                Role::Cell {
+                    table: 1,
+                    row,
+                    col,
+                    head,
+                },
+                true,
+            )
         };
         let layout = vec![
             cell(0, "Tomatoes in pots", 0, 1),
@@ -1586,9 +1626,9 @@ mod tests {
         let text = plain_text(&blocks);
         assert_eq!(
             text,
-            "- a\na, second line\n- b\na, third line\n- c\n\ntext\n\nmore of c\n\n\
+            "7. a\na, second line\n- b\na, third line\n8. c\n\ntext\n\nmore of c\n\n\
              - d\n- deeper\ndeeper still\n- more of e",
-            "the text output does not nest lists"
+            "the text output numbers items but does not nest lists"
         );
         assert_eq!(
             markdown(blocks),
@@ -1825,7 +1865,18 @@ mod tests {
     #[test]
     fn simple_tables_are_rows_in_text_and_tables_in_markdown() {
         let cell = |text: &str, tag: &str, row, col, kept| {
-            block(text, tag, Role::Cell { table: 7, row, col }, kept)
+            let head = tag == "th";
+            block(
+                text,
+                tag,
+                Role::Cell {
+                    table: 7,
+                    row,
+                    col,
+                    head,
+                },
+                kept,
+            )
         };
         let blocks = vec![
             kept_item("first", Some(1), 1, 1),
@@ -1847,6 +1898,7 @@ mod tests {
                     table: 9,
                     row: 0,
                     col: 0,
+                    head: false,
                 },
                 true,
             ),
@@ -1857,6 +1909,7 @@ mod tests {
                     table: 9,
                     row: 0,
                     col: 1,
+                    head: false,
                 },
                 true,
             ),
@@ -1868,7 +1921,7 @@ mod tests {
         ];
         assert_eq!(
             plain_text(&blocks),
-            "- first\n- second\n- bullet\n\n\
+            "1. first\n2. second\n- bullet\n\n\
              Name\tSize\na|b\t10\n\t2\n\n\
              after\n\nx\n\ny\n\n\
              k\tv\nk2\tv2"

@@ -1910,19 +1910,20 @@ fn markdown_renders_as_the_page_shows_its_text_and_tables_keep_their_rows() {
     );
     assert!(
         text.contains(
-            "\n- Third step of the tutorial, with enough words to be kept as content.\n\
+            "\n3. Third step of the tutorial, with enough words to be kept as content.\n\
                        A second line of the third step"
         ),
         "{text}"
     );
     // What the Markdown shows is the text output, character for character but for spaces.
     let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    // The text output marks the list's items with `- `; Markdown numbers them.
+    // The text output marks the lists' items with `- ` or their number, as Markdown does,
+    // whose renderer shows the markers apart from the text.
     let text_without_markers = text
-        .replace("\n- First", "\nFirst")
-        .replace("\n- Second", "\nSecond")
+        .replace("\n1. First", "\nFirst")
+        .replace("\n2. Second", "\nSecond")
         .replace("\n- A detail", "\nA detail")
-        .replace("\n- Third", "\nThird")
+        .replace("\n3. Third", "\nThird")
         .replace("\n- Run it", "\nRun it");
     assert_eq!(squeeze(&shown), squeeze(&text_without_markers), "{md}");
 }
@@ -2146,4 +2147,59 @@ fn a_page_cut_at_the_block_limit_says_so_in_its_record() {
         "{}",
         cut[0]
     );
+}
+
+#[test]
+fn cards_with_headings_and_spec_tables_with_paragraphs_keep_their_structure() {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let card = |name: &str, what: &str| {
+        format!(
+            "<li><div class=card><h3>{name}</h3><div>The {name} is {what}, and in our tests \
+             over several weeks it boiled a litre of water in about four minutes.</div></div></li>"
+        )
+    };
+    let row = |k: &str, v: &str| format!("<tr><th>{k}</th><td><p>{v}</p></td></tr>");
+    let page = format!(
+        "<html><head><title>Camp stoves</title></head><body><main><article>\
+         <h1>Camp stoves</h1><p>Choosing a camp stove is mostly a question of how many people \
+         you cook for, how far you carry the stove, and which fuel you can buy where you go.</p>\
+         <ul>{}{}</ul><h2>Specifications of the Cascade</h2><table>{}{}{}</table>\
+         <p>Whichever stove you pick, carry a spare canister and a lighter, since the igniters \
+         on every model we tested failed at least once in cold and damp weather.</p>\
+         </article></main></body></html>",
+        card("Cascade", "a two burner stove with auto ignition"),
+        card(
+            "Genesis",
+            "a compact system that packs two burners into a case"
+        ),
+        row("Weight", "4.2 kg"),
+        row("Burners", "2"),
+        row("Output", "12,000 BTU"),
+    );
+    let md = stdout(&textsift(
+        &["extract", "--format", "markdown", "-"],
+        Some(page.as_bytes()),
+    ));
+    // Each card is one item that holds its heading and its text; the table keeps its rows.
+    let (mut items, mut in_item, mut headings_in_items, mut rows) = (0, 0, 0, 0);
+    for event in Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::Item) => {
+                items += 1;
+                in_item += 1;
+            }
+            Event::End(TagEnd::Item) => in_item -= 1,
+            Event::Start(Tag::Heading { .. }) if in_item > 0 => headings_in_items += 1,
+            Event::Start(Tag::TableRow | Tag::TableHead) => rows += 1,
+            _ => {}
+        }
+    }
+    assert_eq!((items, headings_in_items), (2, 2), "{md}");
+    // An empty header row, then a row for each `<tr>`.
+    assert_eq!(rows, 4, "{md}");
+    assert!(md.contains("\n- ### Cascade\n\n  The Cascade is"), "{md}");
+    assert!(md.contains("\n| Burners | 2 |\n"), "{md}");
+    let text = stdout(&textsift(&["extract", "-"], Some(page.as_bytes())));
+    assert!(text.contains("\n- Genesis\nThe Genesis is"), "{text}");
+    assert!(text.contains("\nWeight\t4.2 kg\nBurners\t2\n"), "{text}");
 }
