@@ -480,18 +480,15 @@ impl Page {
                 Some(p) => in_item[p as usize],
                 None => NONE,
             };
-            let inner = text_container(&e.tag);
-            let parents = |of: &[u32]| match e.parent {
-                Some(p) if inner => of[p as usize],
-                _ => NONE,
-            };
-            item_text[i] = match &*e.tag {
-                "li" | "dt" | "dd" => i as u32,
-                _ => parents(&item_text),
-            };
-            cell_text[i] = match &*e.tag {
-                "td" | "th" => i as u32,
-                _ => parents(&cell_text),
+            // Read the tag only inside an item or a cell: most elements are in neither.
+            let parent_in = |of: &[u32]| e.parent.map_or(NONE, |p| of[p as usize]);
+            let (in_item_text, in_cell_text) = (parent_in(&item_text), parent_in(&cell_text));
+            let inner = (in_item_text != NONE || in_cell_text != NONE) && text_container(&e.tag);
+            let parents = |of: u32| if inner { of } else { NONE };
+            (item_text[i], cell_text[i]) = match &*e.tag {
+                "li" | "dt" | "dd" => (i as u32, NONE),
+                "td" | "th" => (NONE, i as u32),
+                _ => (parents(in_item_text), parents(in_cell_text)),
             };
             match (&*e.tag, e.parent) {
                 ("dt", Some(dl)) => {
