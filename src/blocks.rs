@@ -391,10 +391,10 @@ impl Page {
         outer <= inner && inner <= self.elements[outer as usize].end
     }
 
-    /// A cell whose text one element holds ([`Page::roles`]), and the row it is in.
-    fn cell_row(&self, cell: u32, held: &FxHashMap<u32, Option<u32>>) -> Option<(usize, usize)> {
+    /// The row of a cell whose text one element holds ([`Page::roles`]).
+    fn cell_row(&self, cell: u32, held: &FxHashMap<u32, Option<u32>>) -> Option<usize> {
         let tr = self.elements.get(cell as usize)?.parent? as usize;
-        (held.get(&cell)?.is_some() && self.elements[tr].tag == "tr").then_some((cell as usize, tr))
+        (held.get(&cell)?.is_some() && self.elements[tr].tag == "tr").then_some(tr)
     }
 
     /// What each block is in the page's structure ([`Role`]), for output that shows it:
@@ -482,13 +482,16 @@ impl Page {
             };
             // Read the tag only inside an item or a cell: most elements are in neither.
             let parent_in = |of: &[u32]| e.parent.map_or(NONE, |p| of[p as usize]);
-            let (in_item_text, in_cell_text) = (parent_in(&item_text), parent_in(&cell_text));
-            let inner = (in_item_text != NONE || in_cell_text != NONE) && text_container(&e.tag);
-            let parents = |of: u32| if inner { of } else { NONE };
+            let (parent_item, parent_cell) = (parent_in(&item_text), parent_in(&cell_text));
+            let holds = |container: u32, cell: bool| match container {
+                NONE => NONE,
+                _ if text_container(&e.tag, cell) => container,
+                _ => NONE,
+            };
             (item_text[i], cell_text[i]) = match &*e.tag {
                 "li" | "dt" | "dd" => (i as u32, NONE),
                 "td" | "th" => (NONE, i as u32),
-                _ => (parents(in_item_text), parents(in_cell_text)),
+                _ => (holds(parent_item, false), holds(parent_cell, true)),
             };
             match (&*e.tag, e.parent) {
                 ("dt", Some(dl)) => {
@@ -596,7 +599,7 @@ impl Page {
                 {
                     return Join::Paragraph;
                 }
-                let heading = matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+                let heading = is_heading(tag);
                 match between.brs {
                     0 if between.replaced => Join::SameLine,
                     1 => Join::Line,
@@ -607,14 +610,16 @@ impl Page {
             })
             .collect();
         // The one element that holds the text of each cell, or `None` when its blocks are in
-        // several (`<td><p>…</p><p>…</p></td>`): such a cell is laid out as paragraphs, and
-        // its table as text, as layout tables that hold a page's columns are.
+        // several (`<td><p>…</p><p>…</p></td>`) or are paragraphs of one (`a<br><br>b`): such
+        // a cell is laid out as paragraphs, and its table as text, as layout tables that hold
+        // a page's columns are.
         let mut cell_element: FxHashMap<u32, Option<u32>> = FxHashMap::default();
         for b in &self.blocks {
             let cell = cell_text[b.element as usize];
             if cell != NONE {
+                let first = !cell_element.contains_key(&cell);
                 let held = cell_element.entry(cell).or_insert(Some(b.element));
-                if *held != Some(b.element) {
+                if !first && (*held != Some(b.element) || joins[b.index] == Join::Paragraph) {
                     *held = None;
                 }
             }
@@ -635,7 +640,21 @@ impl Page {
                     "dd" if !begun.contains_key(&holder) => {
                         // A term without a block of its own has nothing to go under.
                         let term = term_of.get(&holder).and_then(|dt| begun.get(dt)).copied();
-                        if let Some(term) = term {
+                        let term = term.map(|term| {
+                            // On the line below the term's text (or a description above),
+                            // as a browser shows it, when it comes right after it; a heading
+                            // is a line of its own, as is what follows a heading or a list
+                            // nested in the description.
+                            let above = b.index.checked_sub(1).map(|k| self.blocks[k].element);
+                            let line = above.is_some_and(|a| {
+                                !is_heading(tag(Some(a)))
+                                    && begun
+                                        .get(&item_text[a as usize])
+                                        .is_some_and(|i| i.element == term.element)
+                            }) && !is_heading(&e.tag);
+                            (term, if line { Join::Line } else { Join::Paragraph })
+                        });
+                        if let Some((term, _)) = term {
                             begun.insert(holder, term);
                         }
                         term
@@ -658,23 +677,22 @@ impl Page {
                 };
                 let parent = e.parent.map(|p| (p as usize, &self.elements[p as usize]));
                 let role = match (under_term, &*e.tag, parent) {
-                    // On the line below the term, as a browser shows it.
-                    (Some(item), ..) => Role::ItemParagraph {
-                        item,
-                        join: Join::Line,
-                    },
+                    (Some((item, join)), ..) => Role::ItemParagraph { item, join },
                     // A list item's text, paragraphs (`<li><p>…</p><p>…</p></li>`),
                     // divisions or code (`<li>Run:<pre>…</pre></li>`): the first is the item.
                     _ if holder != NONE => item(holder as usize),
-                    _ => match self.cell_row(cell_text[el], &cell_element) {
-                        Some((cell, tr)) if table != NONE => Role::Cell {
-                            table,
-                            row: position[tr].saturating_sub(1),
-                            col: position[cell].saturating_sub(1),
-                            head: self.elements[cell].tag == "th",
-                        },
-                        _ => Role::Text,
-                    },
+                    _ => {
+                        let cell = cell_text[el];
+                        match self.cell_row(cell, &cell_element) {
+                            Some(tr) if table != NONE => Role::Cell {
+                                table,
+                                row: position[tr].saturating_sub(1),
+                                col: position[cell as usize].saturating_sub(1),
+                                head: self.elements[cell as usize].tag == "th",
+                            },
+                            _ => Role::Text,
+                        }
+                    }
                 };
                 // A caption is the table's title, not a cell: Markdown puts it above.
                 if table != NONE && !matches!(role, Role::Cell { .. }) && e.tag != "caption" {
@@ -742,7 +760,8 @@ pub enum Role {
     #[default]
     Text,
     /// An item of a list (`li`, `dt`, a `dd` without a term above it): its first block,
-    /// which may be in a paragraph, division or code inside the item (`<li><div>…</div></li>`).
+    /// which may be in a paragraph, division, heading or code inside the item
+    /// (`<li><div>…</div></li>`, a card's `<li><h3>Name</h3><p>…</p></li>`).
     Item(ListItem),
     /// More of a list item whose text a block above began: its text after a `<br>` or after
     /// a block inside it, its second `<p>`, or the descriptions (`<dd>`) of a term (`<dt>`),
@@ -766,8 +785,10 @@ pub enum Role {
     /// block but which a browser lays out inside the line; outside code and table cells.
     SameLine,
     /// Text of a cell of a simple table: a table whose every block is the text of one of its
-    /// own cells (no paragraphs, lists or tables inside them). Rows and columns count from 0
-    /// in document order.
+    /// own cells, held by the cell itself or by one paragraph or division inside it
+    /// (`<td><p>4.2 kg</p></td>`), and not cut into paragraphs (no second paragraph, no
+    /// `<br><br>`, no code, lists or tables inside). Rows and columns count from 0 in
+    /// document order.
     Cell {
         /// The `table` element ([`Page::elements`]).
         table: u32,
@@ -817,37 +838,39 @@ enum Kind {
     Skip,
 }
 
-/// Whether an element inside a list item or a table cell is laid out as part of the
-/// item's or the cell's text ([`Page::roles`]): inline elements, headings and the containers
-/// that hold running text, but not quotes, tables, lists, forms or the page's landmarks.
-fn text_container(tag: &str) -> bool {
+/// Whether an element inside a list item (or, with `cell`, a table cell) is laid out as
+/// part of the item's or the cell's text ([`Page::roles`]): inline elements, headings and the
+/// containers that hold running text (code, in an item only: a table lays it out as text),
+/// but not quotes, tables, lists, forms, the page's landmarks, nor an `<article>` or a
+/// `<section>`, whole compositions that blogs and feeds put in list items.
+fn text_container(tag: &str, cell: bool) -> bool {
     match kind_of(tag) {
         Kind::Inline | Kind::Formatting => true,
         Kind::Skip => false,
-        Kind::Block => matches!(
-            tag,
-            "div"
-                | "p"
-                | "pre"
-                | "section"
-                | "article"
-                | "header"
-                | "footer"
-                | "center"
-                | "address"
-                | "figure"
-                | "figcaption"
-                | "details"
-                | "summary"
-                | "hgroup"
-                | "h1"
-                | "h2"
-                | "h3"
-                | "h4"
-                | "h5"
-                | "h6"
-        ),
+        Kind::Block if tag == "pre" => !cell,
+        Kind::Block => {
+            is_heading(tag)
+                || matches!(
+                    tag,
+                    "div"
+                        | "p"
+                        | "header"
+                        | "footer"
+                        | "center"
+                        | "address"
+                        | "figure"
+                        | "figcaption"
+                        | "details"
+                        | "summary"
+                        | "hgroup"
+                )
+        }
     }
+}
+
+/// Whether a tag is a heading's (`h1` to `h6`).
+fn is_heading(tag: &str) -> bool {
+    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
 }
 
 fn kind_of(tag: &str) -> Kind {
@@ -2478,6 +2501,8 @@ mod tests {
                     <tbody><tr><td>1</td><td></td><td>2<br>3</td></tr></tbody></table>\
                     <table><tr><td><p>para</p><p>more para</p></td><td>cell</td></tr></table>\
                     <table><tr><th><p>key</p></th><td><div><b>value</b></div></td></tr></table>\
+                    <table><tr><td>open</td><td><pre>code</pre></td></tr></table>\
+                    <table><tr><td><p>a</p></td><td>b<br><br>c</td></tr></table>\
                     <table><tr><td>outer<table><tr><td>inner cell</td></tr></table></td></tr></table>\
                     <p>after</p>";
         let page = segment(html, SegmentLimits::default()).unwrap();
@@ -2553,9 +2578,15 @@ mod tests {
                 // A cell's one paragraph or division is its text.
                 ("key", cell(2, 0, 0, true)),
                 ("value", cell(2, 0, 1, false)),
+                // Code in a cell, or paragraphs cut by `<br><br>`: the table is text.
+                ("open", Role::Text),
+                ("code", Role::Text),
+                ("a", Role::Text),
+                ("b", Role::Text),
+                ("c", Role::Text),
                 // A table in a cell: the outer one is text, the inner one a table.
                 ("outer", Role::Text),
-                ("inner cell", cell(4, 0, 0, false)),
+                ("inner cell", cell(6, 0, 0, false)),
                 ("after", Role::Text),
             ]
         );
@@ -2564,7 +2595,8 @@ mod tests {
     #[test]
     fn roles_take_the_containers_and_headings_of_an_item_as_its_text_but_not_quotes_or_tables() {
         let html = "<ul><li><div>card</div><div><span><p>price</p></span></div></li>\
-                    <li><h3>heading</h3><section>below it</section><blockquote>quoted</blockquote>\
+                    <li><h3>heading</h3><div>below it</div><section>a section</section>\
+                    <blockquote>quoted</blockquote>\
                     <table><tr><td>cell</td></tr></table><div>after them</div></li></ul>\
                     <dl><dt><div>term</div></dt><dd><p>meaning</p></dd></dl><div>out</div>";
         let page = segment(html, SegmentLimits::default()).unwrap();
@@ -2590,9 +2622,11 @@ mod tests {
             [
                 ("card", Role::Item(li(0))),
                 ("price", more(li(0))),
-                // A card's heading is its item; a quote and a table are laid out as such.
+                // A card's heading is its item; a section, a quote and a table are laid out
+                // as such.
                 ("heading", Role::Item(li(1))),
                 ("below it", more(li(1))),
+                ("a section", Role::Text),
                 ("quoted", Role::Text),
                 (
                     "cell",
@@ -2744,6 +2778,68 @@ mod tests {
                 // Its own term has no text: not more of the term above.
                 ("pictured", Role::Item(item(2, "dd", 5))),
             ]
+        );
+    }
+
+    #[test]
+    fn a_description_goes_on_the_terms_line_only_right_below_its_text() {
+        let html = "<dl><dt>Stove</dt><dd><h4>Light</h4><p>desc</p></dd>\
+                    <dt><h4>Heading term</h4></dt><dd>after heading</dd>\
+                    <dt>Packing</dt><dd><ul><li>tent</li></ul><p>Pack last</p></dd></dl>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let dl = nth_element(&page, "dl", 0);
+        let term = |i| ListItem {
+            number: None,
+            depth: 1,
+            list: dl,
+            element: nth_element(&page, "dt", i),
+            in_item: None,
+        };
+        let under = |i, join| Role::ItemParagraph {
+            item: term(i),
+            join,
+        };
+        let (line, paragraph) = (Join::Line, Join::Paragraph);
+        assert_eq!(
+            texts_and_roles(&page),
+            [
+                ("Stove", Role::Item(term(0))),
+                // A heading is a line of its own, and so is what follows a heading or a list.
+                ("Light", under(0, paragraph)),
+                ("desc", under(0, paragraph)),
+                ("Heading term", Role::Item(term(1))),
+                ("after heading", under(1, paragraph)),
+                ("Packing", Role::Item(term(2))),
+                (
+                    "tent",
+                    Role::Item(ListItem {
+                        depth: 2,
+                        list: nth_element(&page, "ul", 0),
+                        element: nth_element(&page, "li", 0),
+                        in_item: Some(nth_element(&page, "dd", 2)),
+                        ..term(2)
+                    })
+                ),
+                ("Pack last", under(2, paragraph)),
+            ]
+        );
+        // What comes right below a term's text goes on its line.
+        let page = segment("<dl><dt>a</dt><dd>b</dd></dl>", SegmentLimits::default()).unwrap();
+        assert_eq!(
+            texts_and_roles(&page)[1],
+            (
+                "b",
+                Role::ItemParagraph {
+                    item: ListItem {
+                        number: None,
+                        depth: 1,
+                        list: nth_element(&page, "dl", 0),
+                        element: nth_element(&page, "dt", 0),
+                        in_item: None,
+                    },
+                    join: line
+                }
+            )
         );
     }
 

@@ -145,10 +145,11 @@ pub enum Format {
 }
 
 /// The index of the first kept block when it says the title (the page's headline, kept as
-/// content): text and Markdown then write the title once, there, as the top heading. Such a
-/// block is a heading, or a paragraph standing for one (`<font size=+2><b>…` on pages made
-/// before style sheets, often in a layout table's cell), but not a list item, a line of a
-/// paragraph, code, a quote or a cell of a table laid out as one.
+/// content): text and Markdown then write the title once, there, Markdown as the top heading
+/// (a heading inside a list item too, rather than as the item). Such a block is a heading, or
+/// a paragraph standing for one (`<font size=+2><b>…` on pages made before style sheets,
+/// often in a layout table's cell), but not another list item, a line of a paragraph, code, a
+/// quote or a cell of a table laid out as one.
 fn title_block(e: &Extraction, first: Option<&Piece>) -> Option<usize> {
     let Some(Piece::Block(first)) = first else {
         return None;
@@ -157,9 +158,7 @@ fn title_block(e: &Extraction, first: Option<&Piece>) -> Option<usize> {
         && first.collapsed.is_none()
         && first.tag != "pre"
         && first.quote.is_none();
-    let heading = first.heading_level().is_some()
-        && !matches!(first.role, Role::Item(_) | Role::ItemParagraph { .. });
-    ((heading || plain)
+    ((first.heading_level().is_some() || plain)
         && !e.title.is_empty()
         && crate::decode::normalized(first.collapsed_text()) == crate::decode::normalized(&e.title))
     .then_some(first.index)
@@ -205,8 +204,16 @@ pub fn to_markdown(e: &Extraction) -> String {
     // The quote of the piece above, when it was quoted: the next one, in the same quote and
     // right below it on the page, goes on in that quote.
     let mut in_quote = None;
+    // The piece above was written as a heading, which cannot end in a hard line break: a
+    // line below it that is no more of that heading is a paragraph of its own.
+    let mut heading = false;
     let body = lay_out(pieces, |piece| {
         let quote_above = in_quote.take();
+        let heading_above = std::mem::replace(
+            &mut heading,
+            matches!(piece, Piece::Block(b) if b.heading_level().is_some()
+                || title_block == Some(b.index)),
+        );
         let b = match piece {
             Piece::Table(table) => {
                 lists.close();
@@ -217,7 +224,11 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         // A line goes under the line above it, when that one is kept.
         let under = follows.block(b);
-        let role = b.role;
+        let role = match b.role {
+            // The title, written as the top heading, begins no item.
+            _ if title_block == Some(b.index) => Role::Text,
+            role => role,
+        };
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
         // indented lines would otherwise read as code without their escapes being read.
         let pre = b.collapsed.is_some() || b.tag == "pre";
@@ -271,8 +282,8 @@ pub fn to_markdown(e: &Extraction) -> String {
                         Join::Line if under && b.heading_level().is_some() => {
                             return (heading_inline(b), Gap::Space)
                         }
-                        Join::SameLine if under => return (md_inline(b, false), Gap::Space),
-                        Join::Line if under => Gap::HardBreak,
+                        Join::SameLine if under => return (on_line_above(b), Gap::Space),
+                        Join::Line if under && !heading_above => Gap::HardBreak,
                         _ => paragraph_gap,
                     };
                     return (format!("{q}{}{}", " ".repeat(column), in_item(column)), gap);
@@ -299,18 +310,13 @@ pub fn to_markdown(e: &Extraction) -> String {
         }
         lists.close();
         if role == Role::SameLine && under {
-            let text = match b.heading_level() {
-                Some(_) => heading_inline(b),
-                None => md_inline(b, false),
-            };
-            // More of the line above.
-            return (text, Gap::Space);
+            return (on_line_above(b), Gap::Space);
         }
         if role == Role::Line && under && b.heading_level().is_some() {
             // A heading's later line: one Markdown heading is one line.
             return (heading_inline(b), Gap::Space);
         }
-        if role == Role::Line && under {
+        if role == Role::Line && under && !heading_above {
             return (format!("{q}{}", md_inline(b, true)), Gap::HardBreak);
         }
         let text = match b.heading_level() {
@@ -809,6 +815,15 @@ fn link_destination(target: &str) -> String {
         }
     }
     out
+}
+
+/// A block's text as more of the line above it (after an image or a form field), a
+/// heading's escaped as a heading's.
+fn on_line_above(b: &ExtractedBlock) -> String {
+    match b.heading_level() {
+        Some(_) => heading_inline(b),
+        None => md_inline(b, false),
+    }
 }
 
 /// The `#`s of a Markdown heading of `level` (`<h2>` is `##`).

@@ -1954,9 +1954,17 @@ fn an_old_news_page_gives_its_headline_once_and_its_story() {
          <a href=/privacy>Privacy</a></font></td></tr></table></body></html>",
         story.join("<br><br>")
     );
+    // The byline is a line of the headline's paragraph (after one `<br>`); Markdown sets it
+    // apart, as a heading has one line.
     for (format, first) in [
-        ("text", "Storm floods valley towns\n\n"),
-        ("markdown", "# Storm floods valley towns\n\n"),
+        (
+            "text",
+            "Storm floods valley towns\nBy Martha Jennings, Staff Writer\n\n",
+        ),
+        (
+            "markdown",
+            "# Storm floods valley towns\n\nBy Martha Jennings, Staff Writer\n\n",
+        ),
     ] {
         let out = textsift(&["extract", "--format", format, "-"], Some(page.as_bytes()));
         assert!(out.status.success(), "{}", stderr(&out));
@@ -2202,4 +2210,31 @@ fn cards_with_headings_and_spec_tables_with_paragraphs_keep_their_structure() {
     let text = stdout(&textsift(&["extract", "-"], Some(page.as_bytes())));
     assert!(text.contains("\n- Genesis\nThe Genesis is"), "{text}");
     assert!(text.contains("\nWeight\t4.2 kg\nBurners\t2\n"), "{text}");
+}
+
+#[test]
+fn headings_in_items_and_terms_and_header_cells_in_containers_render_as_meant() {
+    // Every block kept, so that the layout alone is under test.
+    let page = "<html><head><title>Camp stoves</title></head><body>\
+                <ul><li><h1>Camp stoves</h1><p>A first item under the title.</p></li></ul>\
+                <ul><li><h3>Rated <img src=s.png height=16> five ##</h3><p>x</p></li></ul>\
+                <dl><dt><h4>Term heading</h4></dt><dd>desc one</dd></dl>\
+                <table><tr><th><div>Name</div></th><th><div>Size</div></th></tr>\
+                <tr><td>a</td><td>1</td></tr></table></body></html>";
+    let md = stdout(&textsift(
+        &["extract", "--threshold", "0", "--format", "markdown", "-"],
+        Some(page.as_bytes()),
+    ));
+    // The title once, as the top heading, not again as an item.
+    assert!(md.starts_with("# Camp stoves\n\n- A first item"), "{md}");
+    assert_eq!(md.matches("Camp stoves").count(), 1, "{md}");
+    // A heading's text after an image stays on its line, its closing `#`s escaped.
+    assert!(md.contains("\n- ### Rated five \\##\n"), "{md}");
+    // No hard break after a heading: the description is a paragraph of the term.
+    assert!(md.contains("\n- #### Term heading\n\n  desc one\n"), "{md}");
+    // `<th>` cells whose text a `<div>` holds make the header row.
+    assert!(
+        md.contains("\n| Name | Size |\n| --- | --- |\n| a | 1 |\n"),
+        "{md}"
+    );
 }
