@@ -462,10 +462,10 @@ impl Lists {
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out
 /// as in WCXB's gold texts: a paragraph per kept block, blank lines between, but list items
 /// on lines of their own after `- `, or their number in a numbered list (`3. `; an item's
-/// later paragraphs on the lines below it), a
-/// line after a single `<br>` below the line above it ([`Role::Line`]), text after a small
-/// image or a form field on its line ([`Role::SameLine`]), and the rows of a simple table on
-/// lines of their own, their cells separated by tabs.
+/// later paragraphs on the lines below it), a line after a single `<br>` below the line
+/// above it ([`Role::Line`]), text after a small image or a form field on its line
+/// ([`Role::SameLine`]), and the rows of a simple table on lines of their own, their cells
+/// separated by tabs.
 pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
     // The items of the run of list pieces above, which later paragraphs of an item go under.
     let mut lists = Lists::default();
