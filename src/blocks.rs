@@ -675,13 +675,12 @@ impl Page {
                     begun.insert(li as u32, item);
                     Role::Item(item)
                 };
-                let parent = e.parent.map(|p| (p as usize, &self.elements[p as usize]));
-                let role = match (under_term, &*e.tag, parent) {
-                    (Some((item, join)), ..) => Role::ItemParagraph { item, join },
+                let role = match under_term {
+                    Some((item, join)) => Role::ItemParagraph { item, join },
                     // A list item's text, paragraphs (`<li><p>…</p><p>…</p></li>`),
                     // divisions or code (`<li>Run:<pre>…</pre></li>`): the first is the item.
-                    _ if holder != NONE => item(holder as usize),
-                    _ => {
+                    None if holder != NONE => item(holder as usize),
+                    None => {
                         let cell = cell_text[el];
                         match self.cell_row(cell, &cell_element) {
                             Some(tr) if table != NONE => Role::Cell {
