@@ -17,6 +17,7 @@ use html5ever::{local_name, Attribute, LocalName};
 use kuchikiki::{NodeData, NodeRef};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
@@ -616,11 +617,17 @@ impl Page {
         let mut cell_element: FxHashMap<u32, Option<u32>> = FxHashMap::default();
         for b in &self.blocks {
             let cell = cell_text[b.element as usize];
-            if cell != NONE {
-                let first = !cell_element.contains_key(&cell);
-                let held = cell_element.entry(cell).or_insert(Some(b.element));
-                if !first && (*held != Some(b.element) || joins[b.index] == Join::Paragraph) {
-                    *held = None;
+            if cell == NONE {
+                continue;
+            }
+            match cell_element.entry(cell) {
+                Entry::Vacant(first) => {
+                    first.insert(Some(b.element));
+                }
+                Entry::Occupied(mut held) => {
+                    if *held.get() != Some(b.element) || joins[b.index] == Join::Paragraph {
+                        held.insert(None);
+                    }
                 }
             }
         }

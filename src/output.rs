@@ -490,13 +490,16 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
             },
             _ => (None, false),
         };
-        match item {
-            Some(item) => {
-                lists.item(item);
+        // An item's marker, `- ` or its number, as Markdown writes it (the text nests no
+        // lists, so the indent is not used).
+        let marker = match item {
+            Some(item) => Some(lists.item(item).1),
+            None if !more => {
+                lists.close();
+                None
             }
-            None if !more => lists.close(),
-            None => {}
-        }
+            None => None,
+        };
         let same_line =
             more && matches!(
                 role,
@@ -505,7 +508,7 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
                     ..
                 }
             ) || role == Role::SameLine;
-        let tight = (after_item && (item.is_some() || more)) || (under && role == Role::Line);
+        let tight = (after_item && (marker.is_some() || more)) || (under && role == Role::Line);
         let gap = if under && same_line {
             Gap::Space
         } else if tight {
@@ -514,11 +517,8 @@ pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
             Gap::Blank
         };
         match piece {
-            Piece::Block(b) => match item {
-                Some(ListItem {
-                    number: Some(n), ..
-                }) => (format!("{n}. {}", b.text), gap),
-                Some(_) => (format!("- {}", b.text), gap),
+            Piece::Block(b) => match marker {
+                Some(marker) => (format!("{marker}{}", b.text), gap),
                 None => (b.text.clone(), gap),
             },
             Piece::Table(grid) => (text_table(grid), gap),

@@ -192,10 +192,7 @@ fn holds_text(html: &str) -> bool {
                     .split(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
                     .next()
                     .unwrap_or_default();
-                let ended = rest[name.len()..].starts_with(';');
-                // Without its `;`, a reference still stands for its character when HTML reads
-                // it so (`&nbsp`, `&#160`); whatever letters follow are text.
-                let name = if ended { name } else { unended_reference(name) };
+                let name = reference(name, rest[name.len()..].starts_with(';'));
                 if name.is_empty() {
                     i += 1;
                     continue;
@@ -203,7 +200,8 @@ fn holds_text(html: &str) -> bool {
                 if entity_is_text(name) {
                     return true;
                 }
-                i += 1 + name.len() + usize::from(ended);
+                // A `;` after it is passed over as punctuation.
+                i += 1 + name.len();
             }
             c if c.is_ascii_alphanumeric() || !c.is_ascii() => return true,
             _ => i += 1,
@@ -212,23 +210,19 @@ fn holds_text(html: &str) -> bool {
     false
 }
 
-/// The part of a reference without its `;` (`&nbsp`, `&#160`) that HTML reads as a
-/// character that holds no text: a number, or a name that browsers read without the `;`
-/// and that [`entity_is_text`] tells is no text. Empty otherwise: the letters are text.
-fn unended_reference(name: &str) -> &str {
+/// The part of `&name` that HTML reads as a character reference, as browsers do: a
+/// number's digits (with or without the `;`), a name `ended` by its `;`, or without it one of
+/// the names that browsers read so and that [`entity_is_text`] tells is no text (`&nbsp`).
+/// Empty otherwise: the letters are text.
+fn reference(name: &str, ended: bool) -> &str {
     if let Some(n) = name.strip_prefix('#') {
-        let (skip, hex) = match n.strip_prefix(['x', 'X']) {
-            Some(_) => (2, true),
-            None => (1, false),
-        };
+        let hex = n.starts_with(['x', 'X']);
+        let skip = 1 + usize::from(hex);
         let digits = name[skip..]
             .bytes()
-            .take_while(|c| {
-                if hex {
-                    c.is_ascii_hexdigit()
-                } else {
-                    c.is_ascii_digit()
-                }
+            .take_while(|c| match hex {
+                true => c.is_ascii_hexdigit(),
+                false => c.is_ascii_digit(),
             })
             .count();
         return if digits == 0 {
@@ -238,6 +232,7 @@ fn unended_reference(name: &str) -> &str {
         };
     }
     match name {
+        _ if ended => name,
         "nbsp" | "shy" | "amp" | "lt" | "gt" | "quot" | "AMP" | "LT" | "GT" | "QUOT" => name,
         _ => "",
     }
