@@ -144,31 +144,39 @@ pub enum Format {
     Html,
 }
 
-/// The index of the first kept block when it says the title (the page's headline, kept as
-/// content): text and Markdown then write the title once, there, Markdown as the top heading
-/// (a heading inside a list item too, rather than as the item). Such a block is a heading, or
-/// a paragraph standing for one (`<font size=+2><b>…` on pages made before style sheets,
-/// often in a layout table's cell), but not another list item, a line of a paragraph, code, a
-/// quote or a cell of a table laid out as one.
-fn title_block(e: &Extraction, first: Option<&Piece>) -> Option<usize> {
-    let Some(Piece::Block(first)) = first else {
+/// The index of the kept block that says the title (the page's headline, kept as content):
+/// text and Markdown then write the title once, there, Markdown as the top heading (a
+/// heading inside a list item too, rather than as the item), and not above the text. Such a
+/// block is the first kept one when it is a heading, or a paragraph standing for one
+/// (`<font size=+2><b>…` on pages made before style sheets, often in a layout table's cell)
+/// but not another list item, a line of a paragraph, code, a quote or a cell of a table laid
+/// out as one; or else an `<h1>` outside quotes, wherever it stands (below a brand's name or
+/// a banner kept above it). A heading of a lower level there is a section's, which may repeat
+/// the title.
+fn title_block(e: &Extraction, pieces: &[Piece]) -> Option<usize> {
+    if e.title.is_empty() {
         return None;
-    };
-    let plain = matches!(first.role, Role::Text | Role::Cell { .. })
-        && first.collapsed.is_none()
-        && first.tag != "pre"
-        && first.quote.is_none();
-    ((first.heading_level().is_some() || plain)
-        && !e.title.is_empty()
-        && crate::decode::normalized(first.collapsed_text()) == crate::decode::normalized(&e.title))
-    .then_some(first.index)
+    }
+    let title = crate::decode::normalized(&e.title);
+    pieces.iter().enumerate().find_map(|(k, piece)| {
+        let Piece::Block(b) = piece else {
+            return None;
+        };
+        let plain = b.collapsed.is_none() && b.tag != "pre" && b.quote.is_none();
+        let stands_for_heading = match b.heading_level() {
+            Some(level) => k == 0 || (level == 1 && plain),
+            None => k == 0 && plain && matches!(b.role, Role::Text | Role::Cell { .. }),
+        };
+        (stands_for_heading && crate::decode::normalized(b.collapsed_text()) == title)
+            .then_some(b.index)
+    })
 }
 
 /// The title and the main text, a blank line between them when there are both, and a
-/// newline at the end; the title is not written again when the text starts with it. A page
+/// newline at the end; the title is not written above the text when the text says it. A page
 /// with neither gives an empty string, as [`to_markdown`] does, not an empty line.
 pub fn to_text(e: &Extraction) -> String {
-    let title = if title_block(e, first_piece(&e.blocks).as_ref()).is_some() {
+    let title = if title_block(e, &pieces(&e.blocks)).is_some() {
         ""
     } else {
         e.title.as_str()
@@ -193,7 +201,7 @@ pub fn to_text(e: &Extraction) -> String {
 pub fn to_markdown(e: &Extraction) -> String {
     let mut out = String::new();
     let pieces = pieces(&e.blocks);
-    let title_block = title_block(e, pieces.first());
+    let title_block = title_block(e, &pieces);
     if !e.title.is_empty() && title_block.is_none() {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
@@ -581,23 +589,6 @@ fn pieces(blocks: &[ExtractedBlock]) -> Vec<Piece<'_>> {
         end_run(&mut run, &mut out);
     }
     out
-}
-
-/// The first of [`pieces`], cutting no more of the blocks than that piece needs: the first
-/// kept block, or the run of kept cells of one table it starts.
-fn first_piece(blocks: &[ExtractedBlock]) -> Option<Piece<'_>> {
-    let start = blocks.iter().position(|b| b.label.is_content())?;
-    let Role::Cell { table, .. } = blocks[start].role else {
-        return Some(Piece::Block(&blocks[start]));
-    };
-    // The run ends at the first kept block that is not a cell of the same table.
-    let end = blocks[start..]
-        .iter()
-        .position(|b| {
-            b.label.is_content() && !matches!(b.role, Role::Cell { table: t, .. } if t == table)
-        })
-        .map_or(blocks.len(), |k| start + k);
-    pieces(&blocks[start..end]).into_iter().next()
 }
 
 /// A run of kept cells of one table as one grid, or as paragraphs when they make none.
@@ -1185,70 +1176,7 @@ mod tests {
     }
 
     #[test]
-    fn the_first_piece_is_the_first_of_all_pieces() {
-        // What a piece is: a block's index, or a table's cells' indices.
-        let shape = |p: Option<Piece>| match p {
-            None => vec![],
-            Some(Piece::Block(b)) => vec![b.index],
-            Some(Piece::Table(g)) => std::iter::once(usize::MAX)
-                .chain(g.cells.iter().map(|c| c.2.index))
-                .collect(),
-        };
-        let cell = |i: usize, table: u32, row: u32, col: u32, kept: bool| {
-            let head = false;
-            at(
-                i,
-                "c",
-                "td",
-                Role::Cell {
-                    table,
-                    row,
-                    col,
-                    head,
-                },
-                kept,
-            )
-        };
-        let text = |i: usize, kept: bool| at(i, "t", "p", Role::Text, kept);
-        let pages = [
-            vec![],
-            vec![text(0, false)],
-            vec![text(0, false), text(1, true), cell(2, 1, 0, 0, true)],
-            // A grid, with a dropped cell and a dropped paragraph inside its run.
-            vec![
-                text(0, false),
-                cell(1, 1, 0, 0, true),
-                cell(2, 1, 0, 1, true),
-                text(3, false),
-                cell(4, 1, 1, 0, true),
-                cell(5, 1, 1, 1, false),
-                cell(6, 1, 1, 1, true),
-                text(7, true),
-            ],
-            // Cells of one row only: paragraphs, the first of them first.
-            vec![
-                cell(0, 1, 0, 0, true),
-                cell(1, 1, 0, 1, true),
-                text(2, true),
-            ],
-            // A run cut by another table's cell.
-            vec![
-                cell(0, 1, 0, 0, true),
-                cell(1, 2, 0, 0, true),
-                cell(2, 1, 1, 1, true),
-            ],
-        ];
-        let mut grids = 0;
-        for blocks in &pages {
-            let all = shape(pieces(blocks).into_iter().next());
-            grids += usize::from(all.first() == Some(&usize::MAX));
-            assert_eq!(shape(first_piece(blocks)), all, "{blocks:?}");
-        }
-        assert_eq!(grids, 1, "one page starts with a grid");
-    }
-
-    #[test]
-    fn a_title_that_the_text_starts_with_is_written_once() {
+    fn a_title_that_the_text_says_is_written_once() {
         let page = |title: &str, blocks: Vec<ExtractedBlock>| Extraction {
             title: title.into(),
             text: plain_text(&blocks),
@@ -1341,6 +1269,32 @@ mod tests {
         let e = page("Tomatoes in pots", grid);
         assert!(to_text(&e).starts_with("Tomatoes in pots\n\nTomatoes in pots"));
         assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\n|"));
+        // The headline below a kept brand's name: the title once, where the `<h1>` stands.
+        let below = |tag: &str, quote| {
+            let mut b = vec![at(0, "Greenhouse Co.", "h2", Role::Text, true)];
+            b.extend(blocks().into_iter().skip(1).map(|mut b| {
+                b.index += 1;
+                b
+            }));
+            b[1].tag = tag.into();
+            b[1].quote = quote;
+            page("Tomatoes in pots", b)
+        };
+        let e = below("h1", None);
+        assert_eq!(
+            to_text(&e),
+            "Greenhouse Co.\n\nTomatoes in  pots!\n\nSow in spring.\n\nTomatoes in pots\n"
+        );
+        assert_eq!(
+            to_markdown(&e),
+            "## Greenhouse Co.\n\n# Tomatoes in  pots!\n\nSow in spring.\n\n## Tomatoes in pots\n\n"
+        );
+        // A section's heading that repeats the title, or an `<h1>` in a quote, is no
+        // headline: the title goes on top.
+        for e in [below("h3", None), below("h1", Some(0))] {
+            assert!(to_text(&e).starts_with("Tomatoes in pots\n\nGreenhouse Co.\n\n"));
+            assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\n## Greenhouse Co.\n\n"));
+        }
     }
 
     #[test]
