@@ -695,6 +695,7 @@ impl Page {
                                 row: position[tr].saturating_sub(1),
                                 col: position[cell as usize].saturating_sub(1),
                                 head: self.elements[cell as usize].tag == "th",
+                                join,
                             },
                             _ => Role::Text,
                         }
@@ -741,7 +742,7 @@ struct Between {
 }
 
 /// How a block goes on from the block above it in the same element, as a browser lays them
-/// out ([`Role::ItemParagraph`]).
+/// out ([`Role::ItemParagraph`], [`Role::Cell`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Join {
     /// As a paragraph of its own.
@@ -806,6 +807,10 @@ pub enum Role {
         col: u32,
         /// A header cell (`<th>`), whatever element inside it holds its text.
         head: bool,
+        /// How it goes on from the cell's block above: on the next line after a single `<br>`
+        /// (`<td>Steel<br>Powder coated</td>`), on the same line after an image. The first
+        /// block of a cell is a [`Join::Paragraph`].
+        join: Join,
     },
 }
 
@@ -2542,6 +2547,7 @@ mod tests {
             row,
             col,
             head,
+            join: Join::Paragraph,
         };
         assert_eq!(
             got,
@@ -2576,7 +2582,17 @@ mod tests {
                 ("1", cell(0, 1, 0, false)),
                 // An empty cell still counts: "2" is in the third column.
                 ("2", cell(0, 1, 2, false)),
-                ("3", cell(0, 1, 2, false)),
+                // A line of that cell, after its `<br>`.
+                (
+                    "3",
+                    Role::Cell {
+                        table: nth_element(&page, "table", 0),
+                        row: 1,
+                        col: 2,
+                        head: false,
+                        join: Join::Line,
+                    }
+                ),
                 // Paragraphs in a cell: the table is laid out as text.
                 ("para", Role::Text),
                 ("more para", Role::Text),
@@ -2641,6 +2657,7 @@ mod tests {
                         row: 0,
                         col: 0,
                         head: false,
+                        join: Join::Paragraph,
                     }
                 ),
                 ("after them", more(li(1))),
@@ -2680,11 +2697,12 @@ mod tests {
                     <p>first</p>second<br>third";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let got = texts_and_roles(&page);
-        let cell = |col| Role::Cell {
+        let cell = |col, join| Role::Cell {
             table: page.elements.iter().position(|e| e.tag == "table").unwrap() as u32,
             row: 0,
             col,
             head: false,
+            join,
         };
         let x = first_bullet(&page);
         let more = |join| Role::ItemParagraph { item: x, join };
@@ -2710,9 +2728,10 @@ mod tests {
                 ("z", more(Join::Paragraph)),
                 // In code, a `<br>` is a newline of the block.
                 ("code more", Role::Text),
-                ("1", cell(0)),
-                ("2", cell(0)),
-                ("3", cell(1)),
+                ("1", cell(0, Join::Paragraph)),
+                // A cell's line.
+                ("2", cell(0, Join::Line)),
+                ("3", cell(1, Join::Paragraph)),
                 // A table with a paragraph in a cell is laid out as text, its lines too.
                 ("para", Role::Text),
                 ("4", Role::Text),
@@ -2927,6 +2946,7 @@ mod tests {
             row,
             col,
             head: false,
+            join: Join::Paragraph,
         };
         assert_eq!(
             got,
@@ -2968,6 +2988,7 @@ mod tests {
                         row: 2,
                         col: 0,
                         head: true,
+                        join: Join::Paragraph,
                     }
                 ),
                 ("h", cell(2, 3)),

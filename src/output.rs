@@ -613,9 +613,14 @@ fn is_grid(cells: &[(u32, u32, &ExtractedBlock)], cols: &[u32]) -> bool {
 }
 
 /// The rows of a grid: one column for each column with a kept cell, dropped cells empty, the
-/// blocks of one cell joined by spaces, each block's text as `text` gives it. Also whether
-/// the first row is a header: its kept cells are all `<th>`.
-fn rows_of(grid: &Grid, text: impl Fn(&str) -> String) -> (Vec<Vec<String>>, bool) {
+/// blocks of one cell joined by spaces, or by `line_break` where a `<br>` cut them, each
+/// block's text as `text` gives it. Also whether the first row is a header: its kept cells
+/// are all `<th>`.
+fn rows_of(
+    grid: &Grid,
+    text: impl Fn(&str) -> String,
+    line_break: &str,
+) -> (Vec<Vec<String>>, bool) {
     let first_row = grid.cells[0].0;
     let headed = grid
         .cells
@@ -631,7 +636,12 @@ fn rows_of(grid: &Grid, text: impl Fn(&str) -> String) -> (Vec<Vec<String>>, boo
         }
         if let (Some(r), Ok(c)) = (rows.last_mut(), grid.cols.binary_search(&col)) {
             if !r[c].is_empty() {
-                r[c].push(' ');
+                r[c].push_str(match b.role {
+                    Role::Cell {
+                        join: Join::Line, ..
+                    } => line_break,
+                    _ => " ",
+                });
             }
             r[c].push_str(&text(b.collapsed_text()));
         }
@@ -639,10 +649,11 @@ fn rows_of(grid: &Grid, text: impl Fn(&str) -> String) -> (Vec<Vec<String>>, boo
     (rows, headed)
 }
 
-/// A grid as a Markdown (GitHub) table ([`rows_of`]). Its header is the first row when that
-/// is a row of `<th>`, and otherwise left empty, as GitHub's tables must have one.
+/// A grid as a Markdown (GitHub) table ([`rows_of`]), a cell's lines cut by `<br>`, as GitHub
+/// reads it inside a cell. Its header is the first row when that is a row of `<th>`, and
+/// otherwise left empty, as GitHub's tables must have one.
 fn md_table(grid: &Grid) -> String {
-    let (mut rows, headed) = rows_of(grid, |t| md_escape(t, false).replace('|', "\\|"));
+    let (mut rows, headed) = rows_of(grid, |t| md_escape(t, false).replace('|', "\\|"), "<br>");
     let columns = grid.cols.len();
     if !headed {
         rows.insert(0, vec![String::new(); columns]);
@@ -661,7 +672,7 @@ fn md_table(grid: &Grid) -> String {
 /// A grid as plain text ([`rows_of`]), as WCXB's gold texts mostly give tables: a row per
 /// line, its cells separated by tabs.
 fn text_table(grid: &Grid) -> String {
-    let (rows, _) = rows_of(grid, str::to_string);
+    let (rows, _) = rows_of(grid, str::to_string, " ");
     let lines: Vec<String> = rows
         .iter()
         .map(|r| r.join("\t").trim_end_matches('\t').to_string())
@@ -1249,6 +1260,7 @@ mod tests {
                     row,
                     col,
                     head,
+                    join: Join::Paragraph,
                 },
                 true,
             )
@@ -1843,9 +1855,17 @@ mod tests {
                     row,
                     col,
                     head,
+                    join: Join::Paragraph,
                 },
                 kept,
             )
+        };
+        let line = |text: &str, join| {
+            let mut b = cell(text, "td", 2, 2, true);
+            if let Role::Cell { join: j, .. } = &mut b.role {
+                *j = join;
+            }
+            b
         };
         let blocks = vec![
             kept_item("first", Some(1), 1, 1),
@@ -1858,6 +1878,9 @@ mod tests {
             cell("menu", "td", 1, 1, false),
             cell("10", "td", 1, 2, true),
             cell("2", "td", 2, 2, true),
+            // Lines of that cell, after a `<br>` and after an image.
+            line("kg", Join::Line),
+            line("net", Join::SameLine),
             block("after", "p", Role::Text, true),
             // A table whose kept cells fill one row stays paragraphs.
             block(
@@ -1868,6 +1891,7 @@ mod tests {
                     row: 0,
                     col: 0,
                     head: false,
+                    join: Join::Paragraph,
                 },
                 true,
             ),
@@ -1879,6 +1903,7 @@ mod tests {
                     row: 0,
                     col: 1,
                     head: false,
+                    join: Join::Paragraph,
                 },
                 true,
             ),
@@ -1891,14 +1916,14 @@ mod tests {
         assert_eq!(
             plain_text(&blocks),
             "1. first\n2. second\n- bullet\n\n\
-             Name\tSize\na|b\t10\n\t2\n\n\
+             Name\tSize\na|b\t10\n\t2 kg net\n\n\
              after\n\nx\n\ny\n\n\
              k\tv\nk2\tv2"
         );
         assert_eq!(
             markdown(blocks),
             "1. first\n2. second\n- bullet\n\n\
-             | Name | Size |\n| --- | --- |\n| a\\|b | 10 |\n|  | 2 |\n\n\
+             | Name | Size |\n| --- | --- |\n| a\\|b | 10 |\n|  | 2<br>kg net |\n\n\
              after\n\nx\n\ny\n\n\
              |  |  |\n| --- | --- |\n| k | v |\n| k2 | v2 |\n\n"
         );
