@@ -366,8 +366,8 @@ struct OpenItem {
     depth: u32,
     /// The column where its text starts.
     column: usize,
-    /// It is numbered.
-    numbered: bool,
+    /// Its number, in a numbered list.
+    number: Option<u32>,
     /// The element of its list.
     list: u32,
     /// The item's element ([`ListItem::element`]).
@@ -382,7 +382,8 @@ enum After {
     /// After a blank line.
     Blank,
     /// After the end of the numbered list above, at the same depth: the item is the first kept
-    /// of another numbered list, which Markdown would number on from the one above.
+    /// of another numbered list, or its number skips some of the list's (items left out, an
+    /// item's `value`), which Markdown would number on from the one above.
     OtherList,
 }
 
@@ -430,9 +431,15 @@ impl Lists {
                 break;
             }
         }
-        // The numbered list above at this depth, when it is another list than this item's.
-        let other_list =
-            sibling.is_some_and(|top| top.numbered && top.list != list) && number.is_some();
+        // The numbered item above at this depth, when it is of another list than this item's
+        // or this item's number does not come next (a reversed list's numbers going down are
+        // left to the renderer, which counts them up).
+        let other_list = match (sibling.and_then(|top| top.number), number) {
+            (Some(above), Some(n)) => {
+                sibling.is_some_and(|top| top.list != list) || n > above.saturating_add(1)
+            }
+            _ => false,
+        };
         // Past a few levels, deeper items are laid out beside the deepest one shown, so that
         // a page of lists nested thousands deep cannot make lines of thousands of spaces;
         // they stay open, for their later paragraphs.
@@ -445,7 +452,7 @@ impl Lists {
         self.open.push(OpenItem {
             depth,
             column: indent + marker.len(),
-            numbered: number.is_some(),
+            number,
             list,
             element,
         });
@@ -454,7 +461,7 @@ impl Lists {
         // Markdown reads it as more of that text; the next item of a numbered list may have
         // any number.
         let tight = self.after_item
-            && (number.is_none_or(|n| n == 1) || sibling.is_some_and(|top| top.numbered));
+            && (number.is_none_or(|n| n == 1) || sibling.is_some_and(|top| top.number.is_some()));
         self.after_item = true;
         let after = if other_list {
             After::OtherList
@@ -1526,7 +1533,7 @@ mod tests {
     }
 
     #[test]
-    fn numbered_lists_in_a_row_stay_apart() {
+    fn numbered_lists_in_a_row_and_numbers_skipped_stay_apart() {
         use pulldown_cmark::{Event, Parser, Tag};
         // Each item's element is its list's, plus its number.
         let item = |text: &str, number, depth, list| {
@@ -1542,13 +1549,15 @@ mod tests {
             item("b, inner", 1, 2, 21),
             item("inner, other list", 5, 2, 22),
             item("c", 1, 1, 20),
+            // Its item 2 left out: "e" starts a list at 3, or Markdown would number it 2.
+            item("e", 3, 1, 20),
         ];
         blocks.push(block("d", "li", Role::Item(li(None, 1, 30, 1)), true));
         let md = markdown(blocks);
         assert_eq!(
             md,
             "3. a\n4. a2\n\n<!-- -->\n\n2. b\n   1. b, inner\n\n   <!-- -->\n\n   \
-             5. inner, other list\n1. c\n- d\n\n"
+             5. inner, other list\n1. c\n\n<!-- -->\n\n3. e\n- d\n\n"
         );
         let starts: Vec<Option<u64>> = Parser::new(&md)
             .filter_map(|event| match event {
@@ -1556,7 +1565,7 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(starts, [Some(3), Some(2), Some(1), Some(5), None]);
+        assert_eq!(starts, [Some(3), Some(2), Some(1), Some(5), Some(3), None]);
     }
 
     #[test]
