@@ -690,12 +690,15 @@ fn text_table(grid: &Grid) -> String {
 /// Text escaped for Markdown, so that it renders as the page showed it, with no more
 /// backslashes than that needs (CommonMark's rules; a reader of the Markdown as text sees
 /// `read_file`, not `read\_file`):
-/// - `` ` ``, `*`, `[`, `~` always, as they may start code, emphasis, a link or a
-///   strikethrough (`]` then never closes a link, as no `[` opens one);
+/// - `` ` ``, `[`, `~` always, and `*` unless it stands alone between spaces (`a * b`), as
+///   they may start code, a link, a strikethrough or emphasis (`]` then never closes a link,
+///   as no `[` opens one);
 /// - `_` unless it stands inside a word (`snake_case`), where it can neither open nor close
 ///   emphasis;
 /// - `\` before punctuation or at the end (where it would escape it, or make a hard break);
-/// - `<` unless a space follows it, `&` when it starts an entity (`&amp;`);
+/// - `<` before a letter, `/`, `!` or `?`, where a tag, a comment or an autolink may start,
+///   or with a `>` before the next space (an e-mail autolink); `&` when it starts an entity
+///   (`&amp;`);
 /// - when `line_start`, a start that would read as a block marker: a heading's `#`s, a quote's
 ///   `>`, a list item's `-`, `+` or number and `.`/`)` before a space, a rule of `-`s, a
 ///   heading's underline of `=`s or a table's delimiter row.
@@ -733,7 +736,11 @@ fn md_escape(text: &str, line_start: bool) -> String {
     while let Some((i, c)) = chars.next() {
         let next = chars.peek().map(|&(_, n)| n);
         let escape = match c {
-            '`' | '*' | '[' | '~' => true,
+            '`' | '[' | '~' => true,
+            // A lone `*` between spaces can neither open nor close emphasis.
+            '*' => {
+                !(before.is_some_and(char::is_whitespace) && next.is_some_and(char::is_whitespace))
+            }
             '_' => {
                 // The whole run of underscores goes as one: inside a word or not.
                 let run = text[i..].bytes().take_while(|&b| b == b'_').count();
@@ -751,7 +758,15 @@ fn md_escape(text: &str, line_start: bool) -> String {
                 true
             }
             '\\' => next.is_none_or(|n| n.is_ascii_punctuation()),
-            '<' => !spaced(i + 1),
+            // Only a letter, `/`, `!` or `?` after it opens a tag, a comment or an autolink's
+            // scheme; an e-mail autolink (`<1@x.org>`) closes before any space.
+            '<' => {
+                next.is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?'))
+                    || text[i + 1..]
+                        .split(char::is_whitespace)
+                        .next()
+                        .is_some_and(|word| word.contains('>'))
+            }
             '&' => starts_entity(&bytes[i + 1..]),
             _ => marker_at == Some(i),
         };
@@ -1340,6 +1355,12 @@ mod tests {
             // A backslash escapes punctuation only, and ends a line as a hard break.
             ("C:\\Users\\me ends \\", "C:\\Users\\me ends \\\\"),
             ("2 < 3 but a<b", "2 < 3 but a\\<b"),
+            // Nor does one before a digit, unless a `>` may close an e-mail autolink.
+            ("<3 and <44 days, <1@x.org>", "<3 and <44 days, \\<1@x.org>"),
+            ("</p> <!-- <?", "\\</p> \\<!-- \\<?"),
+            // A lone `*` between spaces is no emphasis; at a line's start it is a bullet.
+            ("a * b ** c *d", "a * b \\*\\* c \\*d"),
+            ("* a", "\\* a"),
             // Block markers need a space after them, or make the whole line.
             ("#hashtag, ####### and 1.5 l", "#hashtag, ####### and 1.5 l"),
             ("###### six", "\\###### six"),
@@ -1401,7 +1422,7 @@ mod tests {
     fn escaped_text_renders_as_itself_whatever_its_characters() {
         // Short texts drawn from Markdown's special characters, letters and spaces, alone, as
         // a heading, and as two lines of a paragraph cut by a `<br>`.
-        let alphabet: Vec<char> = "ab1 _*-+#><[]()!`~\\&;=|:.é\t".chars().collect();
+        let alphabet: Vec<char> = "ab1 _*-+#><[]()!`~\\&;=|:.é\t@/?".chars().collect();
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut draw = |len: u64| {
             let mut text = String::new();
