@@ -227,7 +227,43 @@ pub struct Page {
     /// rest of a page whose stray end tags or elements left open by the thousand made the
     /// parser's work run past its bound (see [`MAX_NESTING`]).
     pub truncated: bool,
+    /// Short texts without a letter or digit (`✓`, `—`, `$$$`), which make no block: a table
+    /// cell that holds one still says something ([`Page::structure`]).
+    pub marks: Vec<Mark>,
 }
+
+/// A short text without a letter or digit, where a block would have been ([`Page::marks`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mark {
+    /// Its text, whitespace collapsed and trimmed.
+    pub text: String,
+    /// The innermost block-level element around it ([`Page::elements`]).
+    pub element: u32,
+    /// The blocks before it in document order: it lies between the blocks `before - 1` and
+    /// `before`.
+    pub before: usize,
+}
+
+/// A [`Mark`] that is the whole text of a cell of a simple table ([`Page::structure`]),
+/// placed as a [`Role::Cell`] places a block.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CellMark {
+    /// Its text.
+    pub text: String,
+    /// The blocks before it in document order.
+    pub before: usize,
+    /// The `table` element ([`Page::elements`]).
+    pub table: u32,
+    /// The row among the table's rows.
+    pub row: u32,
+    /// The cell's first column.
+    pub col: u32,
+    /// A header cell (`<th>`).
+    pub head: bool,
+}
+
+/// The longest [`Mark`] kept, in characters: a cell's mark is a symbol or a few (`$$–$$$`).
+const MAX_MARK_CHARS: usize = 16;
 
 /// Numbering, spans and inline images that an element's attributes give it
 /// ([`Page::layout`]).
@@ -400,8 +436,14 @@ impl Page {
 
     /// What each block is in the page's structure ([`Role`]), for output that shows it:
     /// Markdown numbers the items of ordered lists and lays simple tables out as tables.
-    /// One pass over the elements, whatever their nesting.
     pub fn roles(&self) -> Vec<Role> {
+        self.structure().0
+    }
+
+    /// The blocks' [`roles`](Page::roles), and the [`marks`](Page::marks) that are the whole
+    /// text of a cell of a simple table (a comparison's `✓`), placed in it as its blocks are.
+    /// One pass over the elements, whatever their nesting.
+    pub fn structure(&self) -> (Vec<Role>, Vec<CellMark>) {
         const NONE: u32 = u32::MAX;
         let tag = |i: Option<u32>| i.map_or("", |i| &*self.elements[i as usize].tag);
         let n = self.elements.len();
@@ -726,7 +768,32 @@ impl Page {
                 }
             }
         }
-        roles
+        // A mark is a cell's when the cell holds no block, in a row of a simple table.
+        let marks = self
+            .marks
+            .iter()
+            .filter_map(|m| {
+                let el = m.element as usize;
+                let (cell, table) = (*cell_text.get(el)?, table_of[el]);
+                if cell == NONE
+                    || table == NONE
+                    || complex[table as usize]
+                    || cell_element.contains_key(&cell)
+                {
+                    return None;
+                }
+                let tr = self.elements[cell as usize].parent? as usize;
+                (self.elements[tr].tag == "tr").then(|| CellMark {
+                    text: m.text.clone(),
+                    before: m.before,
+                    table,
+                    row: position[tr].saturating_sub(1),
+                    col: position[cell as usize].saturating_sub(1),
+                    head: self.elements[cell as usize].tag == "th",
+                })
+            })
+            .collect();
+        (roles, marks)
     }
 }
 
@@ -1419,6 +1486,15 @@ impl Segmenter {
                 },
             });
             self.full = self.page.blocks.len() >= self.limits.max_blocks;
+        } else if !p.has_word && !self.full && self.page.marks.len() < self.limits.max_blocks {
+            let text = p.text.trim();
+            if !text.is_empty() && text.chars().nth(MAX_MARK_CHARS).is_none() {
+                self.page.marks.push(Mark {
+                    text: text.to_string(),
+                    element: p.element,
+                    before: self.page.blocks.len(),
+                });
+            }
         }
         p.pre.clear();
         p.outside_pre = false;
@@ -2910,6 +2986,64 @@ mod tests {
                 ("two", same),
                 ("code", Role::Text),
                 ("more", Role::Text),
+            ]
+        );
+    }
+
+    #[test]
+    fn marks_make_no_block_and_fill_the_cells_of_simple_tables() {
+        let html = "<p>Intro text here.</p><p>* * *</p>\
+                    <table><tr><th>Feature</th><th>Basic</th><th>Pro</th></tr>\
+                    <tr><td>Sharing</td><td>&#10003;</td><td><span> &#10003; </span></td></tr>\
+                    <tr><td>Support</td><th>&mdash;</th><td>24 h ✓</td></tr></table>\
+                    <table><tr><td><p>a</p><p>b</p></td><td>✓</td></tr></table>\
+                    <p>Dashes follow.</p><p>-----------------</p>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let texts: Vec<&str> = page.blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Intro text here.",
+                "Feature",
+                "Basic",
+                "Pro",
+                "Sharing",
+                "Support",
+                "24 h ✓",
+                "a",
+                "b",
+                "Dashes follow."
+            ]
+        );
+        // Each where a block would have been; 17 dashes are no mark.
+        let marks: Vec<(&str, usize)> = page
+            .marks
+            .iter()
+            .map(|m| (m.text.as_str(), m.before))
+            .collect();
+        assert_eq!(
+            marks,
+            [("* * *", 1), ("✓", 5), ("✓", 5), ("—", 6), ("✓", 9)]
+        );
+        // Only the cells of the simple table are placed: not the text outside tables, nor
+        // the cell of a table laid out as text.
+        let (roles, cells) = page.structure();
+        assert_eq!(roles, page.roles());
+        let table = nth_element(&page, "table", 0);
+        let mark = |text: &str, before, row, col, head| CellMark {
+            text: text.into(),
+            before,
+            table,
+            row,
+            col,
+            head,
+        };
+        assert_eq!(
+            cells,
+            [
+                mark("✓", 5, 1, 1, false),
+                mark("✓", 5, 1, 2, false),
+                mark("—", 6, 2, 1, true)
             ]
         );
     }

@@ -10,7 +10,7 @@
 //! # Ok::<(), textsift::Error>(())
 //! ```
 
-use crate::blocks::{Link, SegmentLimits};
+use crate::blocks::{CellMark, Link, SegmentLimits};
 use crate::decode::{Decoding, Favor};
 use crate::error::{Error, Result};
 use crate::features::FeatureMatrix;
@@ -116,6 +116,10 @@ pub struct Extraction {
     pub text: String,
     /// Every block, with its label and score.
     pub blocks: Vec<ExtractedBlock>,
+    /// Cells of simple tables whose whole text has no letter or digit (`✓`, `—`), which make
+    /// no block and which no model scores: the text and Markdown write them in the rows of
+    /// a table laid out as one that keep other cells.
+    pub marks: Vec<CellMark>,
     /// The features of every block (for the debug view).
     pub features: FeatureMatrix,
     /// Text of the page was dropped unread, so the text may lack the end of the content: the
@@ -361,7 +365,7 @@ impl Extractor {
         } else {
             None
         };
-        let roles = page.roles();
+        let (roles, marks) = page.structure();
         let blocks: Vec<ExtractedBlock> = page
             .blocks
             .iter()
@@ -389,11 +393,12 @@ impl Extractor {
                 },
             })
             .collect();
-        let text = crate::output::plain_text(&blocks);
+        let text = crate::output::plain_text(&blocks, &marks);
         let extraction = Extraction {
             title: page.headline(),
             text,
             blocks,
+            marks,
             features: analysis.features,
             truncated: page.truncated,
             encoding: analysis.encoding,

@@ -4,7 +4,7 @@
 //! A block record can be edited by hand (its `label`) and read back by training, so it also
 //! deserializes, checking feature names against the schema.
 
-use crate::blocks::{Join, ListItem, Role};
+use crate::blocks::{CellMark, Join, ListItem, Role};
 use crate::extract::{ExtractedBlock, Extraction};
 use crate::features::{N_FEATURES, SCHEMA};
 use rustc_hash::FxHashSet;
@@ -176,7 +176,7 @@ fn title_block(e: &Extraction, pieces: &[Piece]) -> Option<usize> {
 /// newline at the end; the title is not written above the text when the text says it. A page
 /// with neither gives an empty string, as [`to_markdown`] does, not an empty line.
 pub fn to_text(e: &Extraction) -> String {
-    let title = if title_block(e, &pieces(&e.blocks)).is_some() {
+    let title = if title_block(e, &pieces(&e.blocks, &e.marks)).is_some() {
         ""
     } else {
         e.title.as_str()
@@ -200,7 +200,7 @@ pub fn to_text(e: &Extraction) -> String {
 /// read as markup escaped, so that the text renders as the page showed it.
 pub fn to_markdown(e: &Extraction) -> String {
     let mut out = String::new();
-    let pieces = pieces(&e.blocks);
+    let pieces = pieces(&e.blocks, &e.marks);
     let title_block = title_block(e, &pieces);
     if !e.title.is_empty() && title_block.is_none() {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
@@ -480,12 +480,12 @@ impl Lists {
 /// later paragraphs on the lines below it), a line after a single `<br>` below the line
 /// above it ([`Role::Line`]), text after a small image or a form field on its line
 /// ([`Role::SameLine`]), and the rows of a simple table on lines of their own, their cells
-/// separated by tabs.
-pub fn plain_text(blocks: &[ExtractedBlock]) -> String {
+/// separated by tabs, the `marks` of its cells (`✓`) among them.
+pub fn plain_text(blocks: &[ExtractedBlock], marks: &[CellMark]) -> String {
     // The items of the run of list pieces above, which later paragraphs of an item go under.
     let mut lists = Lists::default();
     let mut follows = Follows::default();
-    lay_out(pieces(blocks), |piece| {
+    lay_out(pieces(blocks, marks), |piece| {
         let after_item = lists.after_item;
         let (role, under) = match piece {
             Piece::Block(b) => (b.role, follows.block(b)),
@@ -561,20 +561,73 @@ enum Piece<'a> {
 
 /// The kept cells of a simple table.
 struct Grid<'a> {
-    /// Row, column and block of every kept cell, in document order.
-    cells: Vec<(u32, u32, &'a ExtractedBlock)>,
+    /// Row, column and text of every kept cell, in document order.
+    cells: Vec<(u32, u32, Filler<'a>)>,
     /// The columns that have a kept cell, in order.
     cols: Vec<u32>,
 }
 
+/// What fills a cell of a [`Grid`]: a kept block, or a mark ([`CellMark`]).
+#[derive(Clone, Copy)]
+enum Filler<'a> {
+    Block(&'a ExtractedBlock),
+    Mark(&'a CellMark),
+}
+
+impl Filler<'_> {
+    /// The text as a block writes it in a table.
+    fn text(&self) -> &str {
+        match self {
+            Filler::Block(b) => b.collapsed_text(),
+            Filler::Mark(m) => &m.text,
+        }
+    }
+
+    /// A header cell's (`<th>`).
+    fn head(&self) -> bool {
+        match self {
+            Filler::Block(b) => matches!(b.role, Role::Cell { head: true, .. }),
+            Filler::Mark(m) => m.head,
+        }
+    }
+
+    /// A line of the cell's text after a `<br>`.
+    fn line(&self) -> bool {
+        matches!(
+            self,
+            Filler::Block(ExtractedBlock {
+                role: Role::Cell {
+                    join: Join::Line,
+                    ..
+                },
+                ..
+            })
+        )
+    }
+}
+
 /// The kept blocks in order, the kept cells of each simple table ([`Role::Cell`]) together
-/// when they make a grid ([`is_grid`]); other cells stay paragraphs.
-fn pieces(blocks: &[ExtractedBlock]) -> Vec<Piece<'_>> {
+/// when they make a grid ([`is_grid`]), with the marks of its cells (`✓`) in its rows; other
+/// cells stay paragraphs.
+fn pieces<'a>(blocks: &'a [ExtractedBlock], marks: &'a [CellMark]) -> Vec<Piece<'a>> {
     let mut out: Vec<Piece> = Vec::new();
-    // The current run of kept cells of one table.
-    let mut run: Vec<(u32, u32, &ExtractedBlock)> = Vec::new();
+    // The current run of kept cells of one table, and the marks among them.
+    let mut run: Vec<(u32, u32, Filler)> = Vec::new();
     let mut run_table = None;
-    for b in blocks.iter().filter(|b| b.label.is_content()) {
+    let mut marks = marks.iter().peekable();
+    // A mark goes in the run of kept cells of its table that it lies inside.
+    let mark = |m: &'a CellMark, run: &mut Vec<(u32, u32, Filler<'a>)>, table| {
+        if !run.is_empty() && table == Some(m.table) {
+            run.push((m.row, m.col, Filler::Mark(m)));
+        }
+    };
+    for b in blocks {
+        while let Some(m) = marks.next_if(|m| m.before <= b.index) {
+            mark(m, &mut run, run_table);
+        }
+        if !b.label.is_content() {
+            continue;
+        }
         let cell = match b.role {
             Role::Cell {
                 table, row, col, ..
@@ -587,10 +640,13 @@ fn pieces(blocks: &[ExtractedBlock]) -> Vec<Piece<'_>> {
         match cell {
             Some((table, row, col)) => {
                 run_table = Some(table);
-                run.push((row, col, b));
+                run.push((row, col, Filler::Block(b)));
             }
             None => out.push(Piece::Block(b)),
         }
+    }
+    for m in marks {
+        mark(m, &mut run, run_table);
     }
     if !run.is_empty() {
         end_run(&mut run, &mut out);
@@ -598,23 +654,39 @@ fn pieces(blocks: &[ExtractedBlock]) -> Vec<Piece<'_>> {
     out
 }
 
-/// A run of kept cells of one table as one grid, or as paragraphs when they make none.
-fn end_run<'a>(run: &mut Vec<(u32, u32, &'a ExtractedBlock)>, out: &mut Vec<Piece<'a>>) {
-    let cells = std::mem::take(run);
-    let mut cols: Vec<u32> = cells.iter().map(|c| c.1).collect();
+/// A run of kept cells of one table as one grid, with the marks that lie in its rows and
+/// columns, or as paragraphs when its blocks make none.
+fn end_run<'a>(run: &mut Vec<(u32, u32, Filler<'a>)>, out: &mut Vec<Piece<'a>>) {
+    let mut cells = std::mem::take(run);
+    let kept: Vec<(u32, u32)> = cells
+        .iter()
+        .filter(|c| matches!(c.2, Filler::Block(_)))
+        .map(|c| (c.0, c.1))
+        .collect();
+    let mut cols: Vec<u32> = kept.iter().map(|c| c.1).collect();
     cols.sort_unstable();
     cols.dedup();
-    if is_grid(&cells, &cols) {
+    if is_grid(&kept, &cols) {
+        let mut rows: Vec<u32> = kept.iter().map(|c| c.0).collect();
+        rows.sort_unstable();
+        rows.dedup();
+        cells.retain(|c| {
+            matches!(c.2, Filler::Block(_))
+                || (rows.binary_search(&c.0).is_ok() && cols.binary_search(&c.1).is_ok())
+        });
         out.push(Piece::Table(Grid { cells, cols }));
     } else {
-        out.extend(cells.into_iter().map(|c| Piece::Block(c.2)));
+        out.extend(cells.into_iter().filter_map(|c| match c.2 {
+            Filler::Block(b) => Some(Piece::Block(b)),
+            Filler::Mark(_) => None,
+        }));
     }
 }
 
-/// Whether cells span at least two rows and two columns, and fill at least a quarter of the
-/// grid they span: a sparse grid is most likely a layout table, and a hostile one (a row of
-/// 50,000 cells over 50,000 rows of one) would cost rows × columns.
-fn is_grid(cells: &[(u32, u32, &ExtractedBlock)], cols: &[u32]) -> bool {
+/// Whether cells (their rows and columns) span at least two rows and two columns, and fill
+/// at least a quarter of the grid they span: a sparse grid is most likely a layout table, and
+/// a hostile one (a row of 50,000 cells over 50,000 rows of one) would cost rows × columns.
+fn is_grid(cells: &[(u32, u32)], cols: &[u32]) -> bool {
     let rows = 1 + cells.windows(2).filter(|w| w[0].0 != w[1].0).count();
     rows >= 2 && cols.len() >= 2 && rows.saturating_mul(cols.len()) <= 4 * cells.len()
 }
@@ -633,24 +705,19 @@ fn rows_of(
         .cells
         .iter()
         .take_while(|c| c.0 == first_row)
-        .all(|c| matches!(c.2.role, Role::Cell { head: true, .. }));
+        .all(|c| c.2.head());
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut last_row = None;
-    for &(row, col, b) in &grid.cells {
+    for &(row, col, filler) in &grid.cells {
         if last_row != Some(row) {
             rows.push(vec![String::new(); grid.cols.len()]);
             last_row = Some(row);
         }
         if let (Some(r), Ok(c)) = (rows.last_mut(), grid.cols.binary_search(&col)) {
             if !r[c].is_empty() {
-                r[c].push_str(match b.role {
-                    Role::Cell {
-                        join: Join::Line, ..
-                    } => line_break,
-                    _ => " ",
-                });
+                r[c].push_str(if filler.line() { line_break } else { " " });
             }
-            r[c].push_str(&text(b.collapsed_text()));
+            r[c].push_str(&text(filler.text()));
         }
     }
     (rows, headed)
@@ -1202,7 +1269,7 @@ mod tests {
     fn markdown(blocks: Vec<ExtractedBlock>) -> String {
         to_markdown(&Extraction {
             title: String::new(),
-            text: plain_text(&blocks),
+            text: plain_text(&blocks, &[]),
             blocks,
             ..Extraction::default()
         })
@@ -1212,7 +1279,7 @@ mod tests {
     fn a_title_that_the_text_says_is_written_once() {
         let page = |title: &str, blocks: Vec<ExtractedBlock>| Extraction {
             title: title.into(),
-            text: plain_text(&blocks),
+            text: plain_text(&blocks, &[]),
             blocks,
             ..Extraction::default()
         };
@@ -1542,7 +1609,7 @@ mod tests {
         let items: Vec<String> = (1..=depth).map(|d| format!("- i{d}")).collect();
         let more: Vec<String> = (1..=depth).rev().map(|d| format!("more{d}")).collect();
         assert_eq!(
-            plain_text(&blocks),
+            plain_text(&blocks, &[]),
             format!("{}\n{}", items.join("\n"), more.join("\n"))
         );
         let md = markdown(blocks);
@@ -1634,7 +1701,7 @@ mod tests {
             block("e", "li", Role::Item(li(None, 1, 1, 6)), false),
             more("more of e", None, 1, 6, true),
         ];
-        let text = plain_text(&blocks);
+        let text = plain_text(&blocks, &[]);
         assert_eq!(
             text,
             "7. a\na, second line\n- b\na, third line\n8. c\n\ntext\n\nmore of c\n\n\
@@ -1800,7 +1867,7 @@ mod tests {
             at(3, "b", "dd", description(b), true),
             at(4, "b2", "dd", description(b), true),
         ];
-        assert_eq!(plain_text(&blocks), "- A\na\n- b\nb2");
+        assert_eq!(plain_text(&blocks, &[]), "- A\na\n- b\nb2");
         assert_eq!(markdown(blocks), "- A\\\n  a\n- b\\\n  b2\n\n");
     }
 
@@ -1827,7 +1894,7 @@ mod tests {
             at(15, "second", "h2", Role::Line, true),
         ];
         assert_eq!(
-            plain_text(&blocks),
+            plain_text(&blocks, &[]),
             "Acme\n12 High Street\nSpringfield\n\nsaid\n- so\n\norphan\n\n\
              - a\na, second line\na, after a block\na, after a dropped line\n\n\
              Title\nSubtitle\n\nsecond"
@@ -1863,7 +1930,7 @@ mod tests {
             at(9, "b", "li", more, true),
         ];
         assert_eq!(
-            plain_text(&blocks),
+            plain_text(&blocks, &[]),
             "Great post # thanks *all*\n\nChapter two #\n\nalone\nStreet and more\n\n- a b"
         );
         assert_eq!(
@@ -1944,7 +2011,7 @@ mod tests {
             cell("v2", "td", 1, 1, true),
         ];
         assert_eq!(
-            plain_text(&blocks),
+            plain_text(&blocks, &[]),
             "1. first\n2. second\n- bullet\n\n\
              Name\tSize\na|b\t10\n\t2 kg net\n\n\
              after\n\nx\n\ny\n\n\
@@ -1963,6 +2030,80 @@ mod tests {
             .chain((1..=8).map(|r| cell("side", "td", r, 0, true)))
             .collect();
         assert!(!markdown(sparse).contains('|'));
+    }
+
+    #[test]
+    fn marks_fill_the_rows_of_grids_that_keep_cells() {
+        let cell = |index, text: &str, row, col, kept| {
+            let join = Join::Paragraph;
+            let (table, head) = (7, false);
+            at(
+                index,
+                text,
+                "td",
+                Role::Cell {
+                    table,
+                    row,
+                    col,
+                    head,
+                    join,
+                },
+                kept,
+            )
+        };
+        let mark = |text: &str, before, row, col| CellMark {
+            text: text.into(),
+            before,
+            table: 7,
+            row,
+            col,
+            head: false,
+        };
+        let page = |blocks: Vec<ExtractedBlock>, marks: Vec<CellMark>| {
+            let e = Extraction {
+                text: plain_text(&blocks, &marks),
+                blocks,
+                marks,
+                ..Extraction::default()
+            };
+            (e.text.clone(), to_markdown(&e))
+        };
+        let blocks = |sharing: bool| {
+            vec![
+                cell(0, "Storage", 0, 0, true),
+                cell(1, "10 GB", 0, 1, true),
+                cell(2, "Sharing", 1, 0, sharing),
+                cell(3, "Ads", 2, 0, false),
+            ]
+        };
+        // A mark in a kept row goes in; not in a dropped row, nor in a column without a
+        // kept cell, nor in another table.
+        let marks = || {
+            vec![
+                mark("✓", 3, 1, 1),
+                mark("✓", 3, 1, 5),
+                CellMark {
+                    table: 8,
+                    ..mark("✓", 3, 1, 1)
+                },
+                mark("—", 4, 2, 1),
+            ]
+        };
+        assert_eq!(
+            page(blocks(true), marks()),
+            (
+                "Storage\t10 GB\nSharing\t✓".to_string(),
+                "|  |  |\n| --- | --- |\n| Storage | 10 GB |\n| Sharing | ✓ |\n\n".to_string()
+            )
+        );
+        // Kept cells of one row make no grid: paragraphs, without the marks.
+        assert_eq!(
+            page(blocks(false), marks()),
+            (
+                "Storage\n\n10 GB".to_string(),
+                "Storage\n\n10 GB\n\n".to_string()
+            )
+        );
     }
 
     #[test]

@@ -377,6 +377,32 @@ fn the_title_is_the_headline_without_the_site_name() {
 }
 
 #[test]
+fn a_comparison_table_keeps_its_marks() {
+    let page = "<title>Plans</title><h1>Plans</h1><p>Which plan suits you? Compare what each \
+                one gives you below, and pick the plan that fits.</p>\
+                <table><tr><th>Feature</th><th>Basic</th><th>Pro</th></tr>\
+                <tr><td>Storage</td><td>10 GB</td><td>1 TB</td></tr>\
+                <tr><td>Sharing</td><td>&#10003;</td><td><b>&#10003;</b></td></tr>\
+                <tr><td>Support</td><td>&mdash;</td><td>&#10003;</td></tr></table>";
+    let run = |format: &str| {
+        let args = ["extract", "--decoder", "threshold", "--threshold", "0.01"];
+        let mut args = args.to_vec();
+        args.extend(["--format", format, "-"]);
+        stdout(&textsift(&args, Some(page.as_bytes())))
+    };
+    let md = run("markdown");
+    assert!(
+        md.ends_with(
+            "| Feature | Basic | Pro |\n| --- | --- | --- |\n| Storage | 10 GB | 1 TB |\n\
+             | Sharing | ✓ | ✓ |\n| Support | — | ✓ |\n\n"
+        ),
+        "{md}"
+    );
+    let text = run("text");
+    assert!(text.ends_with("Sharing\t✓\t✓\nSupport\t—\t✓\n"), "{text}");
+}
+
+#[test]
 fn formats_json_markdown_html() {
     let page = article(2);
     let json = textsift(
