@@ -763,7 +763,7 @@ fn text_table(grid: &Grid) -> String {
 /// - `_` unless it stands inside a word (`snake_case`), where it can neither open nor close
 ///   emphasis;
 /// - `\` before punctuation or at the end (where it would escape it, or make a hard break);
-/// - `<` before a letter, `/`, `!` or `?`, where a tag, a comment or an autolink may start,
+/// - `<` before an ASCII letter, `/`, `!` or `?`, where a tag, a comment or an autolink may start,
 ///   or with a `>` before the next space (an e-mail autolink); `&` when it starts an entity
 ///   (`&amp;`);
 /// - when `line_start`, a start that would read as a block marker: a heading's `#`s, a quote's
@@ -799,6 +799,8 @@ fn md_escape(text: &str, line_start: bool) -> String {
         }
     }
     let mut before = None;
+    // Where the next `>` and the next space stand, past the last `<` (the text's length: none).
+    let (mut next_gt, mut next_space) = (0, 0);
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let next = chars.peek().map(|&(_, n)| n);
@@ -825,14 +827,23 @@ fn md_escape(text: &str, line_start: bool) -> String {
                 true
             }
             '\\' => next.is_none_or(|n| n.is_ascii_punctuation()),
-            // Only a letter, `/`, `!` or `?` after it opens a tag, a comment or an autolink's
-            // scheme; an e-mail autolink (`<1@x.org>`) closes before any space.
+            // Only an ASCII letter, `/`, `!` or `?` after it opens a tag, a comment or an
+            // autolink's scheme; an e-mail autolink (`<1@x.org>`) closes before any space.
             '<' => {
+                // The next `>` and space are looked for again only past the last ones found,
+                // so that a word of many `<` is read once.
+                if next_gt <= i {
+                    next_gt =
+                        memchr::memchr(b'>', &bytes[i + 1..]).map_or(bytes.len(), |k| i + 1 + k);
+                }
+                if next_space <= i {
+                    next_space = bytes[i + 1..]
+                        .iter()
+                        .position(u8::is_ascii_whitespace)
+                        .map_or(bytes.len(), |k| i + 1 + k);
+                }
                 next.is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?'))
-                    || text[i + 1..]
-                        .split(char::is_whitespace)
-                        .next()
-                        .is_some_and(|word| word.contains('>'))
+                    || next_gt < next_space
             }
             '&' => starts_entity(&bytes[i + 1..]),
             _ => marker_at == Some(i),
@@ -1425,6 +1436,7 @@ mod tests {
             // Nor does one before a digit, unless a `>` may close an e-mail autolink.
             ("<3 and <44 days, <1@x.org>", "<3 and <44 days, \\<1@x.org>"),
             ("</p> <!-- <?", "\\</p> \\<!-- \\<?"),
+            ("<é <1 <2> <3>", "<é <1 \\<2> \\<3>"),
             // A lone `*` between spaces is no emphasis; at a line's start it is a bullet.
             ("a * b ** c *d", "a * b \\*\\* c \\*d"),
             ("* a", "\\* a"),
@@ -1453,6 +1465,12 @@ mod tests {
             assert_eq!(md_escape(text, true), escaped, "{text}");
         }
         assert_eq!(md_escape("# - 1.", false), "# - 1.");
+        // Every `<` of a long word looks for the same `>`, found once.
+        let word = format!("{}>", "<1".repeat(50_000));
+        assert_eq!(
+            md_escape(&word, false),
+            format!("{}>", "\\<1".repeat(50_000))
+        );
         assert_eq!(heading_text("Issue #"), "Issue \\#");
         assert_eq!(heading_text("C##"), "C\\##");
         assert_eq!(heading_text("#"), "\\#");
