@@ -428,10 +428,10 @@ impl Page {
         outer <= inner && inner <= self.elements[outer as usize].end
     }
 
-    /// The row of a cell whose text one element holds ([`Page::roles`]).
-    fn cell_row(&self, cell: u32, held: &FxHashMap<u32, Option<u32>>) -> Option<usize> {
+    /// The row (`tr`) of a cell, when the cell is a row's own.
+    fn row_of(&self, cell: u32) -> Option<usize> {
         let tr = self.elements.get(cell as usize)?.parent? as usize;
-        (held.get(&cell)?.is_some() && self.elements[tr].tag == "tr").then_some(tr)
+        (self.elements[tr].tag == "tr").then_some(tr)
     }
 
     /// What each block is in the page's structure ([`Role`]), for output that shows it:
@@ -673,6 +673,16 @@ impl Page {
                 }
             }
         }
+        // A cell's row and column among its table's, and whether it is a header cell, when
+        // it is a row's own.
+        let place = |cell: u32| {
+            let tr = self.row_of(cell)?;
+            Some((
+                position[tr].saturating_sub(1),
+                position[cell as usize].saturating_sub(1),
+                self.elements[cell as usize].tag == "th",
+            ))
+        };
         // The item that each list item's first block began, by the item's element: the
         // item's later blocks are more of it. A description under a term is more of the term.
         let mut begun: FxHashMap<u32, ListItem> = FxHashMap::default();
@@ -731,12 +741,14 @@ impl Page {
                     None if holder != NONE => item(holder as usize),
                     None => {
                         let cell = cell_text[el];
-                        match self.cell_row(cell, &cell_element) {
-                            Some(tr) if table != NONE => Role::Cell {
+                        // A cell whose text one element holds.
+                        let held = cell_element.get(&cell).is_some_and(Option::is_some);
+                        match place(cell) {
+                            Some((row, col, head)) if held && table != NONE => Role::Cell {
                                 table,
-                                row: position[tr].saturating_sub(1),
-                                col: position[cell as usize].saturating_sub(1),
-                                head: self.elements[cell as usize].tag == "th",
+                                row,
+                                col,
+                                head,
                                 join,
                             },
                             _ => Role::Text,
@@ -782,14 +794,14 @@ impl Page {
                 {
                     return None;
                 }
-                let tr = self.elements[cell as usize].parent? as usize;
-                (self.elements[tr].tag == "tr").then(|| CellMark {
+                let (row, col, head) = place(cell)?;
+                Some(CellMark {
                     text: m.text.clone(),
                     before: m.before,
                     table,
-                    row: position[tr].saturating_sub(1),
-                    col: position[cell as usize].saturating_sub(1),
-                    head: self.elements[cell as usize].tag == "th",
+                    row,
+                    col,
+                    head,
                 })
             })
             .collect();

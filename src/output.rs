@@ -614,16 +614,17 @@ fn pieces<'a>(blocks: &'a [ExtractedBlock], marks: &'a [CellMark]) -> Vec<Piece<
     // The current run of kept cells of one table, and the marks among them.
     let mut run: Vec<(u32, u32, Filler)> = Vec::new();
     let mut run_table = None;
+    // Marks since the last kept block, for the run that a kept cell of their table may open
+    // (a first column of `✓`, a header row's corner `—`).
+    let mut waiting: Vec<&CellMark> = Vec::new();
     let mut marks = marks.iter().peekable();
-    // A mark goes in the run of kept cells of its table that it lies inside.
-    let mark = |m: &'a CellMark, run: &mut Vec<(u32, u32, Filler<'a>)>, table| {
-        if !run.is_empty() && table == Some(m.table) {
-            run.push((m.row, m.col, Filler::Mark(m)));
-        }
-    };
     for b in blocks {
         while let Some(m) = marks.next_if(|m| m.before <= b.index) {
-            mark(m, &mut run, run_table);
+            if !run.is_empty() && run_table == Some(m.table) {
+                run.push((m.row, m.col, Filler::Mark(m)));
+            } else {
+                waiting.push(m);
+            }
         }
         if !b.label.is_content() {
             continue;
@@ -639,23 +640,35 @@ fn pieces<'a>(blocks: &'a [ExtractedBlock], marks: &'a [CellMark]) -> Vec<Piece<
         }
         match cell {
             Some((table, row, col)) => {
-                run_table = Some(table);
+                if run.is_empty() {
+                    run_table = Some(table);
+                    run.extend(
+                        waiting
+                            .iter()
+                            .filter(|m| m.table == table)
+                            .map(|m| (m.row, m.col, Filler::Mark(m))),
+                    );
+                }
                 run.push((row, col, Filler::Block(b)));
             }
             None => out.push(Piece::Block(b)),
         }
-    }
-    for m in marks {
-        mark(m, &mut run, run_table);
+        waiting.clear();
     }
     if !run.is_empty() {
+        let table = run_table;
+        run.extend(
+            marks
+                .filter(|m| Some(m.table) == table)
+                .map(|m| (m.row, m.col, Filler::Mark(m))),
+        );
         end_run(&mut run, &mut out);
     }
     out
 }
 
-/// A run of kept cells of one table as one grid, with the marks that lie in its rows and
-/// columns, or as paragraphs when its blocks make none.
+/// A run of kept cells of one table as one grid, with the marks that lie in its rows (a
+/// column of marks too), or as paragraphs when its blocks make none.
 fn end_run<'a>(run: &mut Vec<(u32, u32, Filler<'a>)>, out: &mut Vec<Piece<'a>>) {
     let mut cells = std::mem::take(run);
     let kept: Vec<(u32, u32)> = cells
@@ -670,10 +683,10 @@ fn end_run<'a>(run: &mut Vec<(u32, u32, Filler<'a>)>, out: &mut Vec<Piece<'a>>) 
         let mut rows: Vec<u32> = kept.iter().map(|c| c.0).collect();
         rows.sort_unstable();
         rows.dedup();
-        cells.retain(|c| {
-            matches!(c.2, Filler::Block(_))
-                || (rows.binary_search(&c.0).is_ok() && cols.binary_search(&c.1).is_ok())
-        });
+        cells.retain(|c| matches!(c.2, Filler::Block(_)) || rows.binary_search(&c.0).is_ok());
+        cols = cells.iter().map(|c| c.1).collect();
+        cols.sort_unstable();
+        cols.dedup();
         out.push(Piece::Table(Grid { cells, cols }));
     } else {
         out.extend(cells.into_iter().filter_map(|c| match c.2 {
@@ -2094,12 +2107,12 @@ mod tests {
                 cell(3, "Ads", 2, 0, false),
             ]
         };
-        // A mark in a kept row goes in; not in a dropped row, nor in a column without a
-        // kept cell, nor in another table.
+        // A mark in a kept row goes in, before the table's first kept cell too, in a column
+        // of its own if need be; not in a dropped row, nor in another table.
         let marks = || {
             vec![
+                mark("✔", 0, 0, 2),
                 mark("✓", 3, 1, 1),
-                mark("✓", 3, 1, 5),
                 CellMark {
                     table: 8,
                     ..mark("✓", 3, 1, 1)
@@ -2110,8 +2123,9 @@ mod tests {
         assert_eq!(
             page(blocks(true), marks()),
             (
-                "Storage\t10 GB\nSharing\t✓".to_string(),
-                "|  |  |\n| --- | --- |\n| Storage | 10 GB |\n| Sharing | ✓ |\n\n".to_string()
+                "Storage\t10 GB\t✔\nSharing\t✓".to_string(),
+                "|  |  |  |\n| --- | --- | --- |\n| Storage | 10 GB | ✔ |\n| Sharing | ✓ |  |\n\n"
+                    .to_string()
             )
         );
         // Kept cells of one row make no grid: paragraphs, without the marks.
