@@ -108,6 +108,9 @@ pub struct Extraction {
     /// The page's headline ([`Page::headline`](crate::Page::headline)): the `<h1>` that its
     /// `<title>` or `og:title` confirms, or else one of those without the site's name.
     pub title: String,
+    /// The first block of the `<h1>` whose text the title is, when it is one's
+    /// ([`Page::headline_and_h1`](crate::Page::headline_and_h1)): where the page says its title.
+    pub headline_block: Option<usize>,
     /// The main content: kept blocks, one paragraph each, separated by blank lines, but list
     /// items on lines of their own after `- `, a line after a single `<br>` below the line
     /// above it, and a simple table's rows on lines of their own
@@ -394,8 +397,10 @@ impl Extractor {
             })
             .collect();
         let text = crate::output::plain_text(&blocks, &marks);
+        let (title, h1) = page.headline_and_h1();
         let extraction = Extraction {
-            title: page.headline(),
+            title,
+            headline_block: h1.and_then(|h1| page.blocks.iter().position(|b| b.element == h1)),
             text,
             blocks,
             marks,

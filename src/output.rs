@@ -150,9 +150,9 @@ pub enum Format {
 /// block is the first kept one when it is a heading, or a paragraph standing for one
 /// (`<font size=+2><b>…` on pages made before style sheets, often in a layout table's cell)
 /// but not another list item, a line of a paragraph, code, a quote or a cell of a table laid
-/// out as one; or else an `<h1>` outside quotes, wherever it stands (below a brand's name or
-/// a banner kept above it). A heading of a lower level there is a section's, which may repeat
-/// the title.
+/// out as one; or else the headline's own `<h1>` ([`Extraction::headline_block`]) outside
+/// quotes, wherever it stands (below a brand's name or a banner kept above it). Another
+/// heading that says the title lower down repeats it, as a section's heading may.
 fn title_block(e: &Extraction, pieces: &[Piece]) -> Option<usize> {
     if e.title.is_empty() {
         return None;
@@ -164,7 +164,7 @@ fn title_block(e: &Extraction, pieces: &[Piece]) -> Option<usize> {
         };
         let plain = b.collapsed.is_none() && b.tag != "pre" && b.quote.is_none();
         let stands_for_heading = match b.heading_level() {
-            Some(level) => k == 0 || (level == 1 && plain),
+            Some(_) => k == 0 || (e.headline_block == Some(b.index) && plain),
             None => k == 0 && plain && matches!(b.role, Role::Text | Role::Cell { .. }),
         };
         (stands_for_heading && crate::decode::normalized(b.collapsed_text()) == title)
@@ -1394,8 +1394,9 @@ mod tests {
         let e = page("Tomatoes in pots", grid);
         assert!(to_text(&e).starts_with("Tomatoes in pots\n\nTomatoes in pots"));
         assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\n|"));
-        // The headline below a kept brand's name: the title once, where the `<h1>` stands.
-        let below = |tag: &str, quote| {
+        // The headline below a kept brand's name: the title once, where its `<h1>` stands.
+        // The headline's `<h1>` (block 2) below a kept brand's name, or another block.
+        let below = |tag: &str, quote, headline| {
             let mut b = vec![at(0, "Greenhouse Co.", "h2", Role::Text, true)];
             b.extend(blocks().into_iter().skip(1).map(|mut b| {
                 b.index += 1;
@@ -1403,9 +1404,12 @@ mod tests {
             }));
             b[1].tag = tag.into();
             b[1].quote = quote;
-            page("Tomatoes in pots", b)
+            Extraction {
+                headline_block: Some(headline),
+                ..page("Tomatoes in pots", b)
+            }
         };
-        let e = below("h1", None);
+        let e = below("h1", None, 2);
         assert_eq!(
             to_text(&e),
             "Greenhouse Co.\n\nTomatoes in  pots!\n\nSow in spring.\n\nTomatoes in pots\n"
@@ -1414,9 +1418,9 @@ mod tests {
             to_markdown(&e),
             "## Greenhouse Co.\n\n# Tomatoes in  pots!\n\nSow in spring.\n\n## Tomatoes in pots\n\n"
         );
-        // A section's heading that repeats the title, or an `<h1>` in a quote, is no
-        // headline: the title goes on top.
-        for e in [below("h3", None), below("h1", Some(0))] {
+        // An `<h1>` in a quote, or one that repeats the title while the headline's is left
+        // out, does not say it: the title goes on top.
+        for e in [below("h1", Some(0), 2), below("h1", None, 9)] {
             assert!(to_text(&e).starts_with("Tomatoes in pots\n\nGreenhouse Co.\n\n"));
             assert!(to_markdown(&e).starts_with("# Tomatoes in pots\n\n## Greenhouse Co.\n\n"));
         }

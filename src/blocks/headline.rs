@@ -47,6 +47,12 @@ impl Page {
     /// headers and menus. An `<h1>` of the site's name only counts where a whole title has its
     /// words. Empty when the page has none of them.
     pub fn headline(&self) -> String {
+        self.headline_and_h1().0
+    }
+
+    /// The [`headline`](Page::headline), and the `<h1>` element whose text it is, when it is
+    /// one's: where the page says its title.
+    pub fn headline_and_h1(&self) -> (String, Option<u32>) {
         let h1s = self.h1_texts();
         let title = Title::new(&self.title);
         let site = if self.site_name.is_empty() {
@@ -75,7 +81,7 @@ impl Page {
             .into_iter()
             .find_map(|t| t.confirmed(&compared, &site))
         {
-            return h.text.clone();
+            return (h.text.clone(), Some(h.element));
         }
         // The title shared for the page names the site less often than `<title>`, but may be
         // a tagline instead: it stands in when half its words are the `<title>`'s.
@@ -88,18 +94,19 @@ impl Page {
                 shared.says_more()
             };
         if stands_in {
-            shared.without_site_name()
+            (shared.without_site_name(), None)
         } else if title.says_more() {
-            title.without_site_name()
+            (title.without_site_name(), None)
         } else if let Some(h) = h1s.iter().find(|h| !h.in_chrome && !site.is(&h.words)) {
-            h.text.clone()
+            (h.text.clone(), Some(h.element))
         } else {
             // A title of the site's name alone, as a site's front page has.
-            [&title, &shared]
+            let title = [&title, &shared]
                 .into_iter()
                 .find(|t| !t.words.is_empty())
                 .map(|t| t.text.trim().to_string())
-                .unwrap_or_default()
+                .unwrap_or_default();
+            (title, None)
         }
     }
 
@@ -115,32 +122,29 @@ impl Page {
     /// The texts of the page's visible `<h1>` elements in document order (the blocks of one
     /// element joined), and whether each lies in a header or a menu.
     fn h1_texts(&self) -> Vec<H1> {
-        let mut out: Vec<(u32, H1)> = Vec::new();
+        let mut out: Vec<H1> = Vec::new();
         for b in &self.blocks {
             let e = self.element_of(b);
             if e.tag != "h1" || e.flags & ctx::HIDDEN != 0 {
                 continue;
             }
             match out.last_mut() {
-                Some((el, h)) if *el == b.element => {
+                Some(h) if h.element == b.element => {
                     h.text.push(' ');
                     h.text.push_str(&b.text);
                 }
-                _ => out.push((
-                    b.element,
-                    H1 {
-                        text: b.text.clone(),
-                        // Set below, once the element's blocks are joined.
-                        words: String::new(),
-                        in_chrome: e.flags & (ctx::HEADER | ctx::NAV) != 0,
-                        in_bar: e.flags & (ctx::HEADER | ctx::NAV | ctx::V_NAV | ctx::V_HEADER)
-                            != 0,
-                    },
-                )),
+                _ => out.push(H1 {
+                    element: b.element,
+                    text: b.text.clone(),
+                    // Set below, once the element's blocks are joined.
+                    words: String::new(),
+                    in_chrome: e.flags & (ctx::HEADER | ctx::NAV) != 0,
+                    in_bar: e.flags & (ctx::HEADER | ctx::NAV | ctx::V_NAV | ctx::V_HEADER) != 0,
+                }),
             }
         }
         out.into_iter()
-            .map(|(_, mut h)| {
+            .map(|mut h| {
                 h.words = normalized(&h.text);
                 h
             })
@@ -150,6 +154,8 @@ impl Page {
 
 /// The text of one `<h1>`.
 struct H1 {
+    /// The `<h1>` element ([`Page::elements`]).
+    element: u32,
     text: String,
     /// Its words, as [`normalized`] gives them.
     words: String,
@@ -388,6 +394,18 @@ mod tests {
         // The title's part before the site's name, with other case and spacing.
         let page = format!("<title>Vegetable Gardening for Beginners | Almanac</title>{body}");
         assert_eq!(headline(&page), "Vegetable gardening for beginners");
+        // Its element: the article's `<h1>`, not the logo's; none for a title taken as such.
+        let at = |html: &str| {
+            let page = segment(html, SegmentLimits::default()).unwrap();
+            let h1 = page.headline_and_h1().1;
+            h1.map(|h1| page.elements[h1 as usize].parent.unwrap())
+                .map(|p| page.elements[p as usize].tag.to_string())
+        };
+        assert_eq!(at(&page).as_deref(), Some("article"));
+        assert_eq!(
+            at("<title>Seeds | Almanac</title><h2>Seeds</h2><p>Text.</p>"),
+            None
+        );
         // The whole title, and the title's first words.
         for title in [
             "Vegetable gardening for beginners",
