@@ -959,7 +959,7 @@ fn text_container(tag: &str, cell: bool) -> bool {
 }
 
 /// Whether a tag is a heading's (`h1` to `h6`).
-fn is_heading(tag: &str) -> bool {
+pub(crate) fn is_heading(tag: &str) -> bool {
     matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
 }
 
@@ -2580,14 +2580,20 @@ mod tests {
     }
 
     /// The first item of the first `<ul>` of a page, a list in no other list.
-    fn first_bullet(page: &Page) -> ListItem {
+    /// The unnumbered item that is the `item.1`th `item.0` element, in the `list.1`th
+    /// `list.0` element, which no other list holds.
+    fn top_item(page: &Page, list: (&str, usize), item: (&str, usize)) -> ListItem {
         ListItem {
             number: None,
             depth: 1,
-            list: nth_element(page, "ul", 0),
-            element: nth_element(page, "li", 0),
+            list: nth_element(page, list.0, list.1),
+            element: nth_element(page, item.0, item.1),
             in_item: None,
         }
+    }
+
+    fn first_bullet(page: &Page) -> ListItem {
+        top_item(page, ("ul", 0), ("li", 0))
     }
 
     #[test]
@@ -2710,19 +2716,8 @@ mod tests {
                     <table><tr><td>cell</td></tr></table><div>after them</div></li></ul>\
                     <dl><dt><div>term</div></dt><dd><p>meaning</p></dd></dl><div>out</div>";
         let page = segment(html, SegmentLimits::default()).unwrap();
-        let ul = nth_element(&page, "ul", 0);
-        let li = |i| ListItem {
-            number: None,
-            depth: 1,
-            list: ul,
-            element: nth_element(&page, "li", i),
-            in_item: None,
-        };
-        let term = ListItem {
-            list: nth_element(&page, "dl", 0),
-            element: nth_element(&page, "dt", 0),
-            ..li(0)
-        };
+        let li = |i| top_item(&page, ("ul", 0), ("li", i));
+        let term = top_item(&page, ("dl", 0), ("dt", 0));
         let more = |item| Role::ItemParagraph {
             item,
             join: Join::Paragraph,
@@ -2863,13 +2858,7 @@ mod tests {
                     <dd>Big<br>very</dd></dl><dl><dd>Alone</dd></dl>\
                     <dl><dt>Named</dt><dd>named</dd><dt><img src=x.jpg></dt><dd>pictured</dd></dl>";
         let page = segment(html, SegmentLimits::default()).unwrap();
-        let item = |list, tag, i| ListItem {
-            number: None,
-            depth: 1,
-            list: nth_element(&page, "dl", list),
-            element: nth_element(&page, tag, i),
-            in_item: None,
-        };
+        let item = |list, tag, i| top_item(&page, ("dl", list), (tag, i));
         let (name, size) = (item(0, "dt", 0), item(0, "dt", 1));
         let under = |item| Role::ItemParagraph {
             item,
@@ -2900,14 +2889,7 @@ mod tests {
                     <dt><h4>Heading term</h4></dt><dd>after heading</dd>\
                     <dt>Packing</dt><dd><ul><li>tent</li></ul><p>Pack last</p></dd></dl>";
         let page = segment(html, SegmentLimits::default()).unwrap();
-        let dl = nth_element(&page, "dl", 0);
-        let term = |i| ListItem {
-            number: None,
-            depth: 1,
-            list: dl,
-            element: nth_element(&page, "dt", i),
-            in_item: None,
-        };
+        let term = |i| top_item(&page, ("dl", 0), ("dt", i));
         let under = |i, join| Role::ItemParagraph {
             item: term(i),
             join,

@@ -890,9 +890,7 @@ pub fn compute(page: &Page) -> FeatureMatrix {
         g.1 += s.words;
         g.2 += s.anchor_words;
         g.4 = i as u32;
-        if matches!(page.tag_of(b), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-            && page.element_of(b).parent.is_some()
-        {
+        if crate::blocks::is_heading(page.tag_of(b)) && page.element_of(b).parent.is_some() {
             *parent_headings.entry(block_sig[i].1).or_default() += 1;
         }
     }

@@ -434,10 +434,10 @@ impl Lists {
         // The numbered item above at this depth, when it is of another list than this item's
         // or this item's number does not come next (a reversed list's numbers going down are
         // left to the renderer, which counts them up).
-        let other_list = match (sibling.and_then(|top| top.number), number) {
-            (Some(above), Some(n)) => {
-                sibling.is_some_and(|top| top.list != list) || n > above.saturating_add(1)
-            }
+        let other_list = match (sibling, number) {
+            (Some(top), Some(n)) => top
+                .number
+                .is_some_and(|above| top.list != list || n > above.saturating_add(1)),
             _ => false,
         };
         // Past a few levels, deeper items are laid out beside the deepest one shown, so that

@@ -113,10 +113,10 @@ impl Page {
     /// Whether one of the page's heading blocks (`<h1>` to `<h6>`) has these words.
     fn has_heading(&self, words: &str) -> bool {
         !words.is_empty()
-            && self.blocks.iter().any(|b| {
-                matches!(self.tag_of(b).as_bytes(), [b'h', b'1'..=b'6'])
-                    && normalized(&b.text) == words
-            })
+            && self
+                .blocks
+                .iter()
+                .any(|b| super::is_heading(self.tag_of(b)) && normalized(&b.text) == words)
     }
 
     /// The texts of the page's visible `<h1>` elements in document order (the blocks of one
