@@ -1536,10 +1536,7 @@ impl Segmenter {
         if p.text.is_empty() {
             p.element = *self.block_stack.last().unwrap_or(&0);
         }
-        let edge = std::mem::take(&mut p.edge)
-            && p.text.ends_with(char::is_alphanumeric)
-            && s.starts_with(char::is_alphanumeric)
-            && !drop_cap(&p.text, s);
+        let edge = std::mem::take(&mut p.edge) && apart_at_edge(&p.text, s);
         if edge {
             // `1990</span><span>1991`, `Home</a><a>News`; but `a link</a>,` stays as it is.
             p.space = true;
@@ -1906,6 +1903,33 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
     }
     *space = first.is_none() || s.ends_with(char::is_whitespace);
     first.unwrap_or(buf.len())
+}
+
+/// Whether the text that follows an inline element's edge, `after`, starts a word of its own
+/// after a block's text so far, `before`: style sheets lay such elements out apart (chart
+/// labels `1990</span><span>1991`, menus `Home</a><a>News`, a price and the price it replaces
+/// `$129.99</span><span>$149.99`). So letters or digits on both sides, unless a drop cap, and a
+/// currency sign that joins an amount on one side to a letter or digit on the other; other
+/// punctuation stays where it is (`the link</a>,`, `requests</span>.<span>get` in code).
+fn apart_at_edge(before: &str, after: &str) -> bool {
+    let (Some(b), Some(a)) = (before.chars().next_back(), after.chars().next()) else {
+        return false;
+    };
+    if b.is_alphanumeric() {
+        // `$129.99$149.99`, `was$540`: a sign written before its amount.
+        a.is_alphanumeric() && !drop_cap(before, after)
+            || currency(a) && after[a.len_utf8()..].starts_with(|c: char| c.is_ascii_digit())
+    } else {
+        // `149€Current`: a sign written after its amount.
+        currency(b)
+            && a.is_alphanumeric()
+            && before[..before.len() - b.len_utf8()].ends_with(|c: char| c.is_ascii_digit())
+    }
+}
+
+/// A currency sign: `$ ¢ £ ¤ ¥` and Unicode's block of currency symbols (`€ ₹ ₽ ₩ ₺`…).
+fn currency(c: char) -> bool {
+    matches!(c, '$' | '¢' | '£' | '¤' | '¥' | '\u{20A0}'..='\u{20CF}')
 }
 
 /// Whether a block's text so far, `before`, is a drop cap of the text that follows it across
@@ -2320,6 +2344,24 @@ mod tests {
         assert_eq!(
             texts("<p>See <a href=x>the link</a>, (<span>aside</span>).</p>"),
             ["See the link, (aside)."]
+        );
+        assert_eq!(
+            texts("<pre><span>requests</span>.<span>get</span>(<span>url</span>)</pre>"),
+            ["requests.get(url)"]
+        );
+        // A price's sign beside a word or another price, before or after its amount.
+        assert_eq!(
+            texts("<p><span>$129.99</span><span>$149.99</span> was<span>$540</span></p>"),
+            ["$129.99 $149.99 was $540"]
+        );
+        assert_eq!(
+            texts("<p><b>149€</b><span>Current</span> <i>25</i><span>€</span> <i>Ab</i><span>€9</span></p>"),
+            ["149€ Current 25€ Ab €9"]
+        );
+        // A sign that is not between an amount and a word stays: `US$`, `$HOME`, `5%`.
+        assert_eq!(
+            texts("<p><span>US$</span><span>100</span> <span>echo</span><span>$HOME</span> <span>5</span><span>%</span></p>"),
+            ["US$100 echo$HOME 5%"]
         );
         // Markup that can sit inside a word joins.
         assert_eq!(
