@@ -1536,7 +1536,7 @@ impl Segmenter {
         if p.text.is_empty() {
             p.element = *self.block_stack.last().unwrap_or(&0);
         }
-        let edge = std::mem::take(&mut p.edge) && apart_at_edge(&p.text, s);
+        let edge = std::mem::take(&mut p.edge) && apart_at_edge(&p.text, s, self.pre_depth > 0);
         if edge {
             // `1990</span><span>1991`, `Home</a><a>News`; but `a link</a>,` stays as it is.
             p.space = true;
@@ -1907,11 +1907,13 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 
 /// Whether the text that follows an inline element's edge, `after`, starts a word of its own
 /// after a block's text so far, `before`: style sheets lay such elements out apart (chart
-/// labels `1990</span><span>1991`, menus `Home</a><a>News`, a price and the price it replaces
-/// `$129.99</span><span>$149.99`). So letters or digits on both sides, unless a drop cap, and a
-/// currency sign that joins an amount on one side to a letter or digit on the other; other
-/// punctuation stays where it is (`the link</a>,`, `requests</span>.<span>get` in code).
-fn apart_at_edge(before: &str, after: &str) -> bool {
+/// labels `1990</span><span>1991`, menus `Home</a><a>News`, `X (Twitter)</a><a>Dribbble`, a
+/// price and the price it replaces `$129.99</span><span>$149.99`, a chart's shares
+/// `72%</span><span>16%`). So letters or digits on both sides, unless a drop cap; a currency
+/// sign that joins an amount on one side to a letter or digit on the other; and, outside
+/// preformatted text (`map[string]string` in code), a closing bracket or `%` before a letter or
+/// digit. Other punctuation stays where it is (`the link</a>,`, `requests</span>.<span>get`).
+fn apart_at_edge(before: &str, after: &str, pre: bool) -> bool {
     let (Some(b), Some(a)) = (before.chars().next_back(), after.chars().next()) else {
         return false;
     };
@@ -1919,6 +1921,8 @@ fn apart_at_edge(before: &str, after: &str) -> bool {
         // `$129.99$149.99`, `was$540`: a sign written before its amount.
         a.is_alphanumeric() && !drop_cap(before, after)
             || currency(a) && after[a.len_utf8()..].starts_with(|c: char| c.is_ascii_digit())
+    } else if matches!(b, ')' | ']' | '%') {
+        !pre && a.is_alphanumeric()
     } else {
         // `149€Current`: a sign written after its amount.
         currency(b)
@@ -2348,6 +2352,15 @@ mod tests {
         assert_eq!(
             texts("<pre><span>requests</span>.<span>get</span>(<span>url</span>)</pre>"),
             ["requests.get(url)"]
+        );
+        // A closing bracket or a share beside a word, but not in code.
+        assert_eq!(
+            texts("<p><a>X (Twitter)</a><a>Dribbble</a> <span>[–]</span><a>user</a> <span>72%</span><span>16%</span><span>4</span>%</p>"),
+            ["X (Twitter) Dribbble [–] user 72% 16% 4%"]
+        );
+        assert_eq!(
+            texts("<pre><span>map[string]</span><span>string</span></pre>"),
+            ["map[string]string"]
         );
         // A price's sign beside a word or another price, before or after its amount.
         assert_eq!(
