@@ -1911,8 +1911,10 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 /// price and the price it replaces `$129.99</span><span>$149.99`, a chart's shares
 /// `72%</span><span>16%`). So letters or digits on both sides, unless a drop cap; a currency
 /// sign that joins an amount on one side to a letter or digit on the other; and, outside
-/// preformatted text (`map[string]string` in code), a closing bracket or `%` before a letter or
-/// digit. Other punctuation stays where it is (`the link</a>,`, `requests</span>.<span>get`).
+/// preformatted text (`map[string]string` in code), a closing bracket or `%`, or a `:`, `!` or
+/// `?` after a letter, before a letter or digit (`Location:Roanoke`, `Welcome!Log in`). Other
+/// punctuation stays where it is: `the link</a>,`, `$79.</span><span>99`, `Psychiatry,[4,5]`,
+/// `requests</span>.<span>get`.
 fn apart_at_edge(before: &str, after: &str, pre: bool) -> bool {
     let (Some(b), Some(a)) = (before.chars().next_back(), after.chars().next()) else {
         return false;
@@ -1923,6 +1925,11 @@ fn apart_at_edge(before: &str, after: &str, pre: bool) -> bool {
             || currency(a) && after[a.len_utf8()..].starts_with(|c: char| c.is_ascii_digit())
     } else if matches!(b, ')' | ']' | '%') {
         !pre && a.is_alphanumeric()
+    } else if matches!(b, ':' | '!' | '?') {
+        // `Location:</span><span>Roanoke`, `Welcome!</span><a>Log in`; not `std::</span>`,
+        // `16:</span><span>58` or `(!</span><span>x`.
+        let mut end = before.chars().rev().skip(1);
+        !pre && a.is_alphanumeric() && end.next().is_some_and(char::is_alphabetic)
     } else {
         // `149€Current`: a sign written after its amount.
         currency(b)
@@ -2361,6 +2368,16 @@ mod tests {
         assert_eq!(
             texts("<pre><span>map[string]</span><span>string</span></pre>"),
             ["map[string]string"]
+        );
+        // A label's colon, an exclamation, a question after a word; not a path, a time, a
+        // negation, a price's cents or a list of references.
+        assert_eq!(
+            texts("<p><b>Location:</b><span>Roanoke</span> <b>Score:</b><span>5</span> <span>Welcome!</span><a>Log in</a> <span>Why?</span><a>See</a></p>"),
+            ["Location: Roanoke Score: 5 Welcome! Log in Why? See"]
+        );
+        assert_eq!(
+            texts("<p><code>std::</code><span>result</span> <span>16:</span><span>58</span> <code>(!</code><span>x)</span> <span>$79.</span><span>99</span> <a>[4,</a><a>5]</a></p>"),
+            ["std::result 16:58 (!x) $79.99 [4,5]"]
         );
         // A price's sign beside a word or another price, before or after its amount.
         assert_eq!(
