@@ -1913,7 +1913,7 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 /// sign that joins an amount on one side to a letter or digit on the other; and, outside
 /// preformatted text (`map[string]string` in code), a closing bracket or `%`, or a `:`, `!` or
 /// `?` after a letter, before a letter or digit (`Location:Roanoke`, `Welcome!Log in`). Other
-/// punctuation stays where it is: `the link</a>,`, `$79.</span><span>99`, `Psychiatry,[4,5]`,
+/// punctuation stays where it is: `the link</a>,`, `$79.</span><span>99`, `[4,</a><a>5]`,
 /// `requests</span>.<span>get`.
 fn apart_at_edge(before: &str, after: &str, pre: bool) -> bool {
     let (Some(b), Some(a)) = (before.chars().next_back(), after.chars().next()) else {
