@@ -1457,6 +1457,9 @@ struct Segmenter {
     skip_depth: u32,
     /// Open `<pre>` and `<listing>` elements.
     pre_depth: u32,
+    /// Open `<code>`, `<kbd>`, `<samp>` and `<tt>` elements: code outside `<pre>`, where
+    /// punctuation at an inline element's edge joins as in `<pre>` ([`apart_at_edge`]).
+    code_depth: u32,
     in_title: bool,
     title_done: bool,
     full: bool,
@@ -1536,7 +1539,8 @@ impl Segmenter {
         if p.text.is_empty() {
             p.element = *self.block_stack.last().unwrap_or(&0);
         }
-        let edge = std::mem::take(&mut p.edge) && apart_at_edge(&p.text, s, self.pre_depth > 0);
+        let code = self.pre_depth > 0 || self.code_depth > 0;
+        let edge = std::mem::take(&mut p.edge) && apart_at_edge(&p.text, s, code);
         if edge {
             // `1990</span><span>1991`, `Home</a><a>News`; but `a link</a>,` stays as it is.
             p.space = true;
@@ -1688,8 +1692,10 @@ impl Segmenter {
             }
         }
         self.stack.push((index, kind));
-        if matches!(name, "pre" | "listing") {
-            self.pre_depth += 1;
+        match name {
+            "pre" | "listing" => self.pre_depth += 1,
+            "code" | "kbd" | "samp" | "tt" => self.code_depth += 1,
+            _ => {}
         }
         match kind {
             Kind::Block => self.block_stack.push(index),
@@ -1724,6 +1730,12 @@ impl Segmenter {
         };
         if *local == local_name!("pre") || *local == local_name!("listing") {
             self.pre_depth = self.pre_depth.saturating_sub(1);
+        } else if *local == local_name!("code")
+            || *local == local_name!("kbd")
+            || *local == local_name!("samp")
+            || *local == local_name!("tt")
+        {
+            self.code_depth = self.code_depth.saturating_sub(1);
         }
         match kind {
             Kind::Block => {
@@ -1909,31 +1921,37 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 /// after a block's text so far, `before`: style sheets lay such elements out apart (chart
 /// labels `1990</span><span>1991`, menus `Home</a><a>News`, `X (Twitter)</a><a>Dribbble`, a
 /// price and the price it replaces `$129.99</span><span>$149.99`, a chart's shares
-/// `72%</span><span>16%`). So letters or digits on both sides, unless a drop cap; a currency
-/// sign that joins an amount on one side to a letter or digit on the other; and, outside
-/// preformatted text (`map[string]string` in code), a closing bracket or `%`, or a `:`, `!` or
-/// `?` after a letter, before a letter or digit (`Location:Roanoke`, `Welcome!Log in`). Other
-/// punctuation stays where it is: `the link</a>,`, `$79.</span><span>99`, `[4,</a><a>5]`,
-/// `requests</span>.<span>get`.
-fn apart_at_edge(before: &str, after: &str, pre: bool) -> bool {
+/// `72%</span><span>16%`). So letters or digits on both sides, unless a drop cap; and, outside
+/// code (`<pre>`, `<code>`…: `map[string]string`, `$1$2`, `x[i:j]`), a currency sign between
+/// a digit before it and a letter after it, or before a digit and after a letter or digit;
+/// a `)`, `]` or `%` before a letter or digit; or a `:`, `!` or `?` after a letter, before a
+/// letter or digit (`Location:Roanoke`, `Welcome!Log in`). Other punctuation stays where it
+/// is: `the link</a>,`, `$79.</span><span>99`, `[4,</a><a>5]`, `requests</span>.<span>get`.
+fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
     let (Some(b), Some(a)) = (before.chars().next_back(), after.chars().next()) else {
         return false;
     };
+    if b.is_alphanumeric() && a.is_alphanumeric() {
+        return !drop_cap(before, after);
+    }
+    if code {
+        return false;
+    }
     if b.is_alphanumeric() {
         // `$129.99$149.99`, `was$540`: a sign written before its amount.
-        a.is_alphanumeric() && !drop_cap(before, after)
-            || currency(a) && after[a.len_utf8()..].starts_with(|c: char| c.is_ascii_digit())
+        currency(a) && after[a.len_utf8()..].starts_with(|c: char| c.is_ascii_digit())
     } else if matches!(b, ')' | ']' | '%') {
-        !pre && a.is_alphanumeric()
+        a.is_alphanumeric()
     } else if matches!(b, ':' | '!' | '?') {
         // `Location:</span><span>Roanoke`, `Welcome!</span><a>Log in`; not `std::</span>`,
         // `16:</span><span>58` or `(!</span><span>x`.
         let mut end = before.chars().rev().skip(1);
-        !pre && a.is_alphanumeric() && end.next().is_some_and(char::is_alphabetic)
+        a.is_alphanumeric() && end.next().is_some_and(char::is_alphabetic)
     } else {
-        // `149€Current`: a sign written after its amount.
+        // `149€Current`: a sign written after its amount. Not before a digit, as a sign in a
+        // span of its own can start the next price (`$129.99</span><span>$</span><span>99`).
         currency(b)
-            && a.is_alphanumeric()
+            && a.is_alphabetic()
             && before[..before.len() - b.len_utf8()].ends_with(|c: char| c.is_ascii_digit())
     }
 }
@@ -2177,6 +2195,7 @@ fn segment_dom(
         link_count: 0,
         skip_depth: 0,
         pre_depth: 0,
+        code_depth: 0,
         in_title: false,
         title_done: false,
         full: false,
@@ -2362,15 +2381,23 @@ mod tests {
         );
         // A closing bracket or a share beside a word, but not in code.
         assert_eq!(
-            texts("<p><a>X (Twitter)</a><a>Dribbble</a> <span>[–]</span><a>user</a> <span>72%</span><span>16%</span><span>4</span>%</p>"),
-            ["X (Twitter) Dribbble [–] user 72% 16% 4%"]
+            texts("<p><a>X (Twitter)</a><a>Dribbble</a> <span>[–]</span><a>user</a> <span>72%</span><span>16%</span><span>4</span>% <span>(81)</span><span>81 reviews</span></p>"),
+            ["X (Twitter) Dribbble [–] user 72% 16% 4% (81) 81 reviews"]
         );
         assert_eq!(
             texts("<pre><span>map[string]</span><span>string</span></pre>"),
             ["map[string]string"]
         );
-        // A label's colon, an exclamation, a question after a word; not a path, a time, a
-        // negation, a price's cents or a list of references.
+        assert_eq!(
+            texts("<p>Slice <code><span>x</span>[<span>i</span>:<span>j</span>]<span>y</span></code></p>"),
+            ["Slice x[i:j]y"]
+        );
+        // A label's colon, an exclamation, a question after a word; not in code, a path, a
+        // time, a negation, a price's cents or a list of references.
+        assert_eq!(
+            texts("<p><span>x</span>:<span>int</span></p><pre><span>x</span>:<span>int</span></pre><p><kbd><span>Ctrl</span>:<span>S</span></kbd></p>"),
+            ["x: int", "x:int", "Ctrl:S"]
+        );
         assert_eq!(
             texts("<p><b>Location:</b><span>Roanoke</span> <b>Score:</b><span>5</span> <span>Welcome!</span><a>Log in</a> <span>Why?</span><a>See</a></p>"),
             ["Location: Roanoke Score: 5 Welcome! Log in Why? See"]
@@ -2385,8 +2412,14 @@ mod tests {
             ["$129.99 $149.99 was $540"]
         );
         assert_eq!(
-            texts("<p><b>149€</b><span>Current</span> <i>25</i><span>€</span> <i>Ab</i><span>€9</span></p>"),
-            ["149€ Current 25€ Ab €9"]
+            texts("<p><b>149€</b><span>Current</span> <i>25</i><span>€</span> <i>Ab</i><span>€9</span> <span>100₹</span><span>Sale</span></p>"),
+            ["149€ Current 25€ Ab €9 100₹ Sale"]
+        );
+        // A sign in a span of its own may start the next price: left as it is, not cut
+        // after the sign. In code, `$1$2` is two variables of a shell.
+        assert_eq!(
+            texts("<p><span>$</span><span>129.99</span><span>$</span><span>99.99</span></p><pre><span>$1</span><span>$2</span></pre>"),
+            ["$129.99$99.99", "$1$2"]
         );
         // A sign that is not between an amount and a word stays: `US$`, `$HOME`, `5%`.
         assert_eq!(
