@@ -1924,9 +1924,11 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 /// `72%</span><span>16%`). So letters or digits on both sides, unless a drop cap; and, outside
 /// code (`<pre>`, `<code>`…: `map[string]string`, `$1$2`, `x[i:j]`), a currency sign between
 /// a digit before it and a letter after it, or before a digit and after a letter or digit;
-/// a `)`, `]` or `%` before a letter or digit; or a `:`, `!` or `?` after a letter, before a
-/// letter or digit (`Location:Roanoke`, `Welcome!Log in`). Other punctuation stays where it
-/// is: `the link</a>,`, `$79.</span><span>99`, `[4,</a><a>5]`, `requests</span>.<span>get`.
+/// a `)`, `]` or `%` before a letter or digit; a `:`, `!` or `?` after a letter, before a
+/// letter or digit (`Location:Roanoke`, `Welcome!Log in`); or a `.` after a lower-case letter
+/// or a digit, before a capital that starts a phrase (`regulation.The brain`). Other
+/// punctuation stays where it is: `the link</a>,`, `$79.</span><span>99`, `[4,</a><a>5]`,
+/// `requests</span>.<span>get`.
 fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
     let (Some(b), Some(a)) = (before.chars().next_back(), after.chars().next()) else {
         return false;
@@ -1942,6 +1944,16 @@ fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
         currency(a) && after[a.len_utf8()..].starts_with(|c: char| c.is_ascii_digit())
     } else if matches!(b, ')' | ']' | '%') {
         a.is_alphanumeric()
+    } else if b == '.' {
+        // `regulation.</a><span>The brain`, `01.</span><span>Can`: a sentence's end before a
+        // phrase. Not a price's cents (`$79.</span><span>99`), nor a name that holds no space
+        // (`json.</span><span>JSONDecoder`, `GardenWith.</span><span>Me`).
+        let mut end = before.chars().rev().skip(1);
+        a.is_uppercase()
+            && end
+                .next()
+                .is_some_and(|c| c.is_lowercase() || c.is_ascii_digit())
+            && after.trim_end().contains(char::is_whitespace)
     } else if matches!(b, ':' | '!' | '?') {
         // `Location:</span><span>Roanoke`, `Welcome!</span><a>Log in`; not `std::</span>`,
         // `16:</span><span>58` or `(!</span><span>x`.
@@ -2405,6 +2417,11 @@ mod tests {
         assert_eq!(
             texts("<p><code>std::</code><span>result</span> <span>16:</span><span>58</span> <code>(!</code><span>x)</span> <span>$79.</span><span>99</span> <a>[4,</a><a>5]</a></p>"),
             ["std::result 16:58 (!x) $79.99 [4,5]"]
+        );
+        // A sentence's end before the next phrase; not an API's name or a brand.
+        assert_eq!(
+            texts("<p><a>Read the study.</a><span>The brain can change.</span> <span>01.</span><span>Can I?</span></p><dt><span>class json.</span><span>JSONDecoder</span>(<span>Placeholder</span>) <span>GardenWith.</span><span>Me</span></dt>"),
+            ["Read the study. The brain can change. 01. Can I?", "class json.JSONDecoder(Placeholder) GardenWith.Me"]
         );
         // A price's sign beside a word or another price, before or after its amount.
         assert_eq!(
