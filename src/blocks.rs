@@ -1948,17 +1948,16 @@ fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
         // `regulation.</a><span>The brain`, `01.</span><span>Can`: a sentence's end before a
         // phrase. Not a price's cents (`$79.</span><span>99`), nor a name that holds no space
         // (`json.</span><span>JSONDecoder`, `GardenWith.</span><span>Me`).
-        let mut end = before.chars().rev().skip(1);
         a.is_uppercase()
-            && end
-                .next()
+            && before
+                .chars()
+                .nth_back(1)
                 .is_some_and(|c| c.is_lowercase() || c.is_ascii_digit())
             && after.trim_end().contains(char::is_whitespace)
     } else if matches!(b, ':' | '!' | '?') {
         // `Location:</span><span>Roanoke`, `Welcome!</span><a>Log in`; not `std::</span>`,
         // `16:</span><span>58` or `(!</span><span>x`.
-        let mut end = before.chars().rev().skip(1);
-        a.is_alphanumeric() && end.next().is_some_and(char::is_alphabetic)
+        a.is_alphanumeric() && before.chars().nth_back(1).is_some_and(char::is_alphabetic)
     } else {
         // `149€Current`: a sign written after its amount. Not before a digit, as a sign in a
         // span of its own can start the next price (`$129.99</span><span>$</span><span>99`).
