@@ -1939,6 +1939,7 @@ fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
     if code {
         return false;
     }
+    let prev = before.chars().nth_back(1);
     if b.is_alphanumeric() {
         // `$129.99$149.99`, `was$540`: a sign written before its amount.
         currency(a) && after[a.len_utf8()..].starts_with(|c: char| c.is_ascii_digit())
@@ -1949,21 +1950,16 @@ fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
         // phrase. Not a price's cents (`$79.</span><span>99`), nor a name that holds no space
         // (`json.</span><span>JSONDecoder`, `GardenWith.</span><span>Me`).
         a.is_uppercase()
-            && before
-                .chars()
-                .nth_back(1)
-                .is_some_and(|c| c.is_lowercase() || c.is_ascii_digit())
+            && prev.is_some_and(|c| c.is_lowercase() || c.is_ascii_digit())
             && after.trim_end().contains(char::is_whitespace)
     } else if matches!(b, ':' | '!' | '?') {
         // `Location:</span><span>Roanoke`, `Welcome!</span><a>Log in`; not `std::</span>`,
         // `16:</span><span>58` or `(!</span><span>x`.
-        a.is_alphanumeric() && before.chars().nth_back(1).is_some_and(char::is_alphabetic)
+        a.is_alphanumeric() && prev.is_some_and(char::is_alphabetic)
     } else {
         // `149€Current`: a sign written after its amount. Not before a digit, as a sign in a
         // span of its own can start the next price (`$129.99</span><span>$</span><span>99`).
-        currency(b)
-            && a.is_alphabetic()
-            && before[..before.len() - b.len_utf8()].ends_with(|c: char| c.is_ascii_digit())
+        currency(b) && a.is_alphabetic() && prev.is_some_and(|c| c.is_ascii_digit())
     }
 }
 
@@ -2386,9 +2382,10 @@ mod tests {
             texts("<p>See <a href=x>the link</a>, (<span>aside</span>).</p>"),
             ["See the link, (aside)."]
         );
+        // In code, even a `.` before a phrase joins.
         assert_eq!(
-            texts("<pre><span>requests</span>.<span>get</span>(<span>url</span>)</pre>"),
-            ["requests.get(url)"]
+            texts("<p><span>os.</span><span>Exit now</span> <code><span>os.</span><span>Exit now</span></code></p>"),
+            ["os. Exit now os.Exit now"]
         );
         // A closing bracket or a share beside a word, but not in code.
         assert_eq!(
