@@ -1925,8 +1925,9 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 /// code (`<pre>`, `<code>`…: `map[string]string`, `$1$2`, `x[i:j]`), a currency sign between
 /// a digit before it and a letter after it, or before a digit and after a letter or digit;
 /// a `)`, `]` or `%` before a letter or digit; a `:`, `!` or `?` after a letter, before a
-/// letter or digit (`Location:Roanoke`, `Welcome!Log in`); or a `.` after a lower-case letter
-/// or a digit, before a capital that starts a phrase (`regulation.The brain`). Other
+/// letter or digit (`Location:Roanoke`, `Welcome!Log in`); a `,` or `;` between letters
+/// (`Weiss,Senior Editor`); or a `.` after a letter or a digit, before a capital that starts
+/// a phrase (`regulation.The brain`, `U.S.News and`). Other
 /// punctuation stays where it is: `the link</a>,`, `$79.</span><span>99`, `[4,</a><a>5]`,
 /// `requests</span>.<span>get`.
 fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
@@ -1946,16 +1947,20 @@ fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
     } else if matches!(b, ')' | ']' | '%') {
         a.is_alphanumeric()
     } else if b == '.' {
-        // `regulation.</a><span>The brain`, `01.</span><span>Can`: a sentence's end before a
-        // phrase. Not a price's cents (`$79.</span><span>99`), nor a name that holds no space
+        // `regulation.</a><span>The brain`, `01.</span><span>Can`, `U.S.</a><a>News and`: a
+        // sentence's or an abbreviation's end before a phrase. Not a price's cents (`$79.</span><span>99`), nor a name that holds no space
         // (`json.</span><span>JSONDecoder`, `GardenWith.</span><span>Me`).
         a.is_uppercase()
-            && prev.is_some_and(|c| c.is_lowercase() || c.is_ascii_digit())
+            && prev.is_some_and(char::is_alphanumeric)
             && after.trim_end().contains(char::is_whitespace)
     } else if matches!(b, ':' | '!' | '?') {
         // `Location:</span><span>Roanoke`, `Welcome!</span><a>Log in`; not `std::</span>`,
         // `16:</span><span>58` or `(!</span><span>x`.
         a.is_alphanumeric() && prev.is_some_and(char::is_alphabetic)
+    } else if matches!(b, ',' | ';') {
+        // `Weiss,</a><span>Senior Editor`; not a footnote's number (`life,<sup>1</sup>`) nor
+        // a list of references (`[4,</a><a>5]`).
+        a.is_alphabetic() && prev.is_some_and(char::is_alphabetic)
     } else {
         // `149€Current`: a sign written after its amount. Not before a digit, as a sign in a
         // span of its own can start the next price (`$129.99</span><span>$</span><span>99`).
@@ -2414,10 +2419,15 @@ mod tests {
             texts("<p><code>std::</code><span>result</span> <span>16:</span><span>58</span> <code>(!</code><span>x)</span> <span>$79.</span><span>99</span> <a>[4,</a><a>5]</a></p>"),
             ["std::result 16:58 (!x) $79.99 [4,5]"]
         );
+        // A comma or a semicolon between words; not before a footnote's number, nor in code.
+        assert_eq!(
+            texts("<p><a>Shari Weiss,</a><span>Senior Editor</span> <span>news;</span><a>sports</a> battery life,<sup>1</sup> <code><span>f(a,</span><span>b)</span></code></p>"),
+            ["Shari Weiss, Senior Editor news; sports battery life,1 f(a,b)"]
+        );
         // A sentence's end before the next phrase; not an API's name or a brand.
         assert_eq!(
-            texts("<p><a>Read the study.</a><span>The brain can change.</span> <span>01.</span><span>Can I?</span></p><dt><span>class json.</span><span>JSONDecoder</span>(<span>Placeholder</span>) <span>GardenWith.</span><span>Me</span></dt>"),
-            ["Read the study. The brain can change. 01. Can I?", "class json.JSONDecoder(Placeholder) GardenWith.Me"]
+            texts("<p><a>Read the study.</a><span>The brain can change.</span> <span>01.</span><span>Can I?</span> <a>U.S.</a><a>News and</a></p><dt><span>class json.</span><span>JSONDecoder</span>(<span>Placeholder</span>) <span>GardenWith.</span><span>Me</span></dt>"),
+            ["Read the study. The brain can change. 01. Can I? U.S. News and", "class json.JSONDecoder(Placeholder) GardenWith.Me"]
         );
         // A price's sign beside a word or another price, before or after its amount.
         assert_eq!(

@@ -205,7 +205,10 @@ pub fn to_markdown(e: &Extraction) -> String {
     if !e.title.is_empty() && title_block.is_none() {
         out.push_str(&format!("# {}\n\n", heading_text(&e.title)));
     }
-    let mut lists = Lists::default();
+    let mut lists = Lists {
+        bullets_take_turns: true,
+        ..Lists::default()
+    };
     // The quote around the items of `lists`.
     let mut lists_quote = None;
     let mut follows = Follows::default();
@@ -357,6 +360,9 @@ struct Lists {
     after_item: bool,
     /// The elements of the items laid out so far, open or not.
     begun: FxHashSet<u32>,
+    /// A bulleted list right after another takes the other bullet (Markdown), rather than
+    /// `- ` for every item (the text).
+    bullets_take_turns: bool,
 }
 
 /// A kept list item that a later item can nest in.
@@ -368,6 +374,8 @@ struct OpenItem {
     column: usize,
     /// Its number, in a numbered list.
     number: Option<u32>,
+    /// Its bullet is `*`, not `-`.
+    star: bool,
     /// The element of its list.
     list: u32,
     /// The item's element ([`ListItem::element`]).
@@ -448,11 +456,21 @@ impl Lists {
             _ => self.open.last(),
         };
         let indent = parent.map_or(0, |top| top.column);
-        let marker = number.map_or_else(|| "- ".to_string(), |n| format!("{n}. "));
+        // A bulleted list right after another one at this depth takes the other bullet: to
+        // Markdown, a new bullet starts a new list.
+        let star = self.bullets_take_turns
+            && number.is_none()
+            && sibling.is_some_and(|top| top.number.is_none() && top.star == (top.list == list));
+        let marker = match number {
+            Some(n) => format!("{n}. "),
+            None if star => "* ".to_string(),
+            None => "- ".to_string(),
+        };
         self.open.push(OpenItem {
             depth,
             column: indent + marker.len(),
             number,
+            star,
             list,
             element,
         });
@@ -1689,6 +1707,34 @@ mod tests {
             })
             .collect();
         assert_eq!(starts, [Some(3), Some(2), Some(1), Some(5), Some(3), None]);
+    }
+
+    #[test]
+    fn bulleted_lists_in_a_row_take_turns_with_their_bullets() {
+        use pulldown_cmark::{Event, Parser, Tag};
+        let item = |text: &str, depth, list, element| {
+            block(text, "li", Role::Item(li(None, depth, list, element)), true)
+        };
+        // Three `<ul>`s in a row, the second holding a list of its own under its first item.
+        let blocks = vec![
+            item("a", 1, 10, 1),
+            item("a2", 1, 10, 2),
+            item("b", 1, 20, 3),
+            item("b, inner", 2, 21, 4),
+            item("b2", 1, 20, 5),
+            item("c", 1, 30, 6),
+        ];
+        // The text keeps WCXB's layout, one bullet for all.
+        assert_eq!(
+            plain_text(&blocks, &[]),
+            "- a\n- a2\n- b\n- b, inner\n- b2\n- c"
+        );
+        let md = markdown(blocks);
+        assert_eq!(md, "- a\n- a2\n* b\n  - b, inner\n* b2\n- c\n\n");
+        let lists = Parser::new(&md)
+            .filter(|event| matches!(event, Event::Start(Tag::List(None))))
+            .count();
+        assert_eq!(lists, 4);
     }
 
     #[test]

@@ -2254,8 +2254,9 @@ fn headings_in_items_and_terms_and_header_cells_in_containers_render_as_meant() 
     // The title once, as the top heading, not again as an item.
     assert!(md.starts_with("# Camp stoves\n\n- A first item"), "{md}");
     assert_eq!(md.matches("Camp stoves").count(), 1, "{md}");
-    // A heading's text after an image stays on its line, its closing `#`s escaped.
-    assert!(md.contains("\n- ### Rated five \\##\n"), "{md}");
+    // A heading's text after an image stays on its line, its closing `#`s escaped; its list
+    // follows another, so it takes the other bullet.
+    assert!(md.contains("\n* ### Rated five \\##\n"), "{md}");
     // No hard break after a heading: the description is a paragraph of the term.
     assert!(md.contains("\n- #### Term heading\n\n  desc one\n"), "{md}");
     // `<th>` cells whose text a `<div>` holds make the header row.
