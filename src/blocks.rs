@@ -1948,8 +1948,9 @@ fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
         a.is_alphanumeric()
     } else if b == '.' {
         // `regulation.</a><span>The brain`, `01.</span><span>Can`, `U.S.</a><a>News and`: a
-        // sentence's or an abbreviation's end before a phrase. Not a price's cents (`$79.</span><span>99`), nor a name that holds no space
-        // (`json.</span><span>JSONDecoder`, `GardenWith.</span><span>Me`).
+        // sentence's or an abbreviation's end before a phrase. Not a price's cents
+        // (`$79.</span><span>99`), nor a name that holds no space (`json.</span><span>JSONDecoder`,
+        // `GardenWith.</span><span>Me`).
         a.is_uppercase()
             && prev.is_some_and(char::is_alphanumeric)
             && after.trim_end().contains(char::is_whitespace)
