@@ -925,6 +925,10 @@ enum Kind {
     /// join the text on both sides.
     Formatting,
     Block,
+    /// A block-level element inside `<pre>`, as highlighters write a line of code (`<div
+    /// class=line>`, a table's row): its edges end the code's line, and the code stays one
+    /// block.
+    Line,
     Skip,
 }
 
@@ -936,7 +940,8 @@ enum Kind {
 fn text_container(tag: &str, cell: bool) -> bool {
     match kind_of(tag) {
         Kind::Inline | Kind::Formatting => true,
-        Kind::Skip => false,
+        // `Line` is no tag's own kind, only that of a block-level element inside `<pre>`.
+        Kind::Skip | Kind::Line => false,
         Kind::Block if tag == "pre" => !cell,
         Kind::Block => {
             is_heading(tag)
@@ -979,8 +984,10 @@ fn kind_of(tag: &str) -> Kind {
             Kind::Block
         }
         "b" | "strong" | "i" | "em" | "u" | "s" | "strike" | "del" | "ins" | "sup" | "sub"
-        | "small" | "big" | "mark" | "font" | "abbr" | "code" | "tt" | "kbd" | "var" | "samp"
-        | "wbr" | "bdi" | "bdo" | "ruby" | "rt" | "rp" | "nobr" => Kind::Formatting,
+        | "small" | "big" | "mark" | "font" | "abbr" | "acronym" | "code" | "tt" | "kbd"
+        | "var" | "samp" | "wbr" | "bdi" | "bdo" | "ruby" | "rt" | "rp" | "nobr" => {
+            Kind::Formatting
+        }
         _ => Kind::Inline,
     }
 }
@@ -990,6 +997,7 @@ fn kind_of(tag: &str) -> Kind {
 const KNOWN_TAGS: &[&str] = &[
     "a",
     "abbr",
+    "acronym",
     "address",
     "article",
     "aside",
@@ -1654,11 +1662,24 @@ impl Segmenter {
         };
         let vocab = vocab & !ctx::MAY_HIDE;
         // In `<pre>`, a `<br>` is a line break of the code, as a newline is: the text goes on.
-        let kind = if name == "br" && self.pre_depth > 0 {
-            self.text("\n");
-            Kind::Formatting
-        } else {
-            kind
+        // So is the edge of an element that highlighters put a line in (a `<div>`, a list's
+        // item, a table's row), but not of a table's cell, which holds a line's number or
+        // its code. Other block-level elements there (a copy button, an image) stay blocks.
+        let kind = match kind {
+            Kind::Block if self.pre_depth > 0 => match name {
+                "br" => {
+                    self.text("\n");
+                    Kind::Formatting
+                }
+                "td" | "th" => Kind::Inline,
+                "div" | "p" | "li" | "ul" | "ol" | "table" | "tbody" | "thead" | "tfoot" | "tr"
+                | "pre" => {
+                    self.end_code_line();
+                    Kind::Line
+                }
+                _ => kind,
+            },
+            kind => kind,
         };
         if kind == Kind::Block {
             self.flush();
@@ -1715,6 +1736,13 @@ impl Segmenter {
         true
     }
 
+    /// Ends the line of code in `<pre>` that the block's text holds, if it has begun.
+    fn end_code_line(&mut self) {
+        if !self.pending.pre.is_empty() && !self.pending.pre.ends_with('\n') {
+            self.text("\n");
+        }
+    }
+
     fn leave(&mut self, el: &kuchikiki::ElementData) {
         let local = &el.name.local;
         if self.skip_depth > 0 {
@@ -1742,6 +1770,7 @@ impl Segmenter {
                 self.flush();
                 self.block_stack.pop();
             }
+            Kind::Line => self.end_code_line(),
             _ => {
                 self.pending.edge |= kind == Kind::Inline;
                 if *local == local_name!("a") {
@@ -2496,7 +2525,11 @@ mod tests {
                     <span>call</span>();\n\n    <a>x</a><span>y</span>\n  <span>z</span>\n}\n\n</code></pre>\
                     <pre>one   line</pre><pre>  indented</pre><pre>plain line</pre>\
                     <listing>a\n b</listing><div>before <listing>c\n d</listing> after</div>\
-                    <pre><br>$ make<br>\n  <span>$ make</span><br><b>install</b><br></pre>";
+                    <pre><br>$ make<br>\n  <span>$ make</span><br><b>install</b><br></pre>\
+                    <pre><code><div>fn a() {</div><div>    b();</div><div><br></div><div>}</div></code></pre>\
+                    <pre><table><tr><td></td><td>def f(x):</td></tr><tr><td>2</td><td>  return x</td></tr>\
+                    <tr><td></td><td>])</td></tr></table></pre>\
+                    <pre><button>Copy</button><div>x = 1</div><div>y = 2</div></pre>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let got: Vec<(&str, Option<&str>)> = page
             .blocks
@@ -2518,6 +2551,17 @@ mod tests {
                 ("before c d after", None),
                 // A `<br>` breaks a line of code as a newline does, not the block.
                 ("$ make $ make install", Some("$ make\n\n  $ make\ninstall")),
+                // So do a highlighter's lines in elements of their own (rows of a table,
+                // whose cells hold a line's number and its code): the code stays one block,
+                // lines of no letter (`}`) in it.
+                ("fn a() { b(); }", Some("fn a() {\n    b();\n\n}")),
+                (
+                    "def f(x): 2 return x ])",
+                    Some("def f(x):\n2  return x\n])")
+                ),
+                // A copy button stays a block of its own.
+                ("Copy", None),
+                ("x = 1 y = 2", Some("x = 1\ny = 2")),
             ],
             "the collapsed text is the one features read; the layout has the same words"
         );

@@ -218,12 +218,19 @@ pub fn to_markdown(e: &Extraction) -> String {
     // The piece above was written as a heading, which cannot end in a hard line break: a
     // line below it that is no more of that heading is a paragraph of its own.
     let mut heading = false;
+    // The piece above was written as a code block, whose closing fence a hard line break
+    // would turn into text.
+    let mut code = false;
     let body = lay_out(pieces, |piece| {
         let quote_above = in_quote.take();
         let heading_above = std::mem::replace(
             &mut heading,
             matches!(piece, Piece::Block(b) if b.heading_level().is_some()
                 || title_block == Some(b.index)),
+        );
+        let code_above = std::mem::replace(
+            &mut code,
+            matches!(piece, Piece::Block(b) if is_code(b) && title_block != Some(b.index)),
         );
         let b = match piece {
             Piece::Table(table) => {
@@ -242,7 +249,7 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
         // indented lines would otherwise read as code without their escapes being read.
-        let pre = b.collapsed.is_some() || b.tag == "pre";
+        let pre = is_code(b);
         // A list inside a quote inside an item of a kept list (a quote that indents a nested
         // list) stays nested in that item, in the outer list's quote if any, not its own:
         // quoting it would end the outer list.
@@ -294,7 +301,10 @@ pub fn to_markdown(e: &Extraction) -> String {
                             return (heading_inline(b), Gap::Space)
                         }
                         Join::SameLine if under => return (on_line_above(b), Gap::Space),
-                        Join::Line if under && !heading_above => Gap::HardBreak,
+                        // Code is a block of its own: no hard line break before or after it.
+                        Join::Line if under && !heading_above && !code_above && !pre => {
+                            Gap::HardBreak
+                        }
                         _ => paragraph_gap,
                     };
                     return (format!("{q}{}{}", " ".repeat(column), in_item(column)), gap);
@@ -490,6 +500,11 @@ impl Lists {
         };
         (indent, marker, after)
     }
+}
+
+/// Whether a block is text inside `<pre>`, which Markdown writes as a code block.
+fn is_code(b: &ExtractedBlock) -> bool {
+    b.collapsed.is_some() || b.tag == "pre"
 }
 
 /// The main text of an extraction ([`Extraction::text`]), with paragraphs and lists laid out

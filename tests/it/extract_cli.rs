@@ -2239,6 +2239,36 @@ fn cards_with_headings_and_spec_tables_with_paragraphs_keep_their_structure() {
 }
 
 #[test]
+fn code_in_a_description_is_a_code_block_of_its_item() {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let page = "<dl><dt>Usage</dt><dd><pre>tool --x</pre></dd><dd>Runs the tool.</dd></dl>\
+                <dl><dt>Flags</dt><dd><p>Call it so:</p><pre>tool --y</pre></dd><dd>Done.</dd></dl>";
+    let md = stdout(&textsift(
+        &["extract", "--threshold", "0", "--format", "markdown", "-"],
+        Some(page.as_bytes()),
+    ));
+    // No hard line break next to a fence, where `\\` would make the fence text.
+    assert_eq!(
+        md,
+        "- Usage\n\n  ```\n  tool --x\n  ```\n\n  Runs the tool.\n\
+         * Flags\\\n  Call it so:\n\n  ```\n  tool --y\n  ```\n\n  Done.\n\n"
+    );
+    // Each code block holds its code alone, inside its item.
+    let (mut in_code, mut in_item, mut code) = (false, 0, Vec::new());
+    for event in Parser::new(&md) {
+        match event {
+            Event::Start(Tag::Item) => in_item += 1,
+            Event::End(TagEnd::Item) => in_item -= 1,
+            Event::Start(Tag::CodeBlock(_)) => in_code = true,
+            Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Text(t) if in_code => code.push((in_item, t.to_string())),
+            _ => {}
+        }
+    }
+    assert_eq!(code, [(1, "tool --x\n".into()), (1, "tool --y\n".into())]);
+}
+
+#[test]
 fn headings_in_items_and_terms_and_header_cells_in_containers_render_as_meant() {
     // Every block kept, so that the layout alone is under test.
     let page = "<html><head><title>Camp stoves</title></head><body>\
