@@ -73,7 +73,7 @@ impl Default for ModelRecipe {
             rows_per_tree: 50_000,
             balance: false,
             weighting: Weighting::Words,
-            seed: 1,
+            seed: 42,
             stages: 2,
             learning_rate: 0.1,
             l2: 1.0,

@@ -97,8 +97,12 @@ fn favouring_precision_or_recall_moves_the_cut() {
         let blocks = record["blocks"].as_array().unwrap();
         kept.push(blocks.iter().filter(|b| b["label"] == "content").count());
     }
-    // Precision keeps fewer blocks than the balance, recall more.
-    assert!(kept[0] < kept[1] && kept[1] < kept[2], "{kept:?}");
+    // Precision keeps no more blocks than the balance, recall no fewer, and precision fewer
+    // than recall (whether the balance sits strictly between depends on the model's scores).
+    assert!(
+        kept[0] <= kept[1] && kept[1] <= kept[2] && kept[0] < kept[2],
+        "{kept:?}"
+    );
 }
 
 #[test]
