@@ -1664,9 +1664,11 @@ impl Segmenter {
         // In `<pre>`, a `<br>` is a line break of the code, as a newline is: the text goes on.
         // So is the edge of an element that highlighters put a line in (a `<div>`, a list's
         // item, a table's row), but not of a table's cell, which holds a line's number or
-        // its code. Other block-level elements there (a copy button, an image) stay blocks.
+        // its code. Other block-level elements there (a copy button, an image), and hidden
+        // ones (a "Copied!" tip), stay blocks.
+        let own_hidden = (attr_flags | vocab) & ctx::HIDDEN != 0;
         let kind = match kind {
-            Kind::Block if self.pre_depth > 0 => match name {
+            Kind::Block if self.pre_depth > 0 && !own_hidden => match name {
                 "br" => {
                     self.text("\n");
                     Kind::Formatting
@@ -2529,7 +2531,7 @@ mod tests {
                     <pre><code><div>fn a() {</div><div>    b();</div><div><br></div><div>}</div></code></pre>\
                     <pre><table><tr><td></td><td>def f(x):</td></tr><tr><td>2</td><td>  return x</td></tr>\
                     <tr><td></td><td>])</td></tr></table></pre>\
-                    <pre><button>Copy</button><div>x = 1</div><div>y = 2</div></pre>";
+                    <pre><button>Copy</button><div>x = 1</div><div>y = 2</div><div hidden>Copied!</div></pre>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let got: Vec<(&str, Option<&str>)> = page
             .blocks
@@ -2559,9 +2561,10 @@ mod tests {
                     "def f(x): 2 return x ])",
                     Some("def f(x):\n2  return x\n])")
                 ),
-                // A copy button stays a block of its own.
+                // A copy button and a hidden tip stay blocks of their own.
                 ("Copy", None),
                 ("x = 1 y = 2", Some("x = 1\ny = 2")),
+                ("Copied!", None),
             ],
             "the collapsed text is the one features read; the layout has the same words"
         );
