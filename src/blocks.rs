@@ -1715,10 +1715,8 @@ impl Segmenter {
             }
         }
         self.stack.push((index, kind));
-        match name {
-            "pre" | "listing" => self.pre_depth += 1,
-            "code" | "kbd" | "samp" | "tt" => self.code_depth += 1,
-            _ => {}
+        if let Some(depth) = self.code_depth_of(local) {
+            *depth += 1;
         }
         match kind {
             Kind::Block => self.block_stack.push(index),
@@ -1736,6 +1734,20 @@ impl Segmenter {
             }
         }
         true
+    }
+
+    /// The count of open elements that an element of this name adds to: `<pre>` and
+    /// `<listing>` keep their layout, `<code>`, `<kbd>`, `<samp>` and `<tt>` are code outside
+    /// them.
+    fn code_depth_of(&mut self, name: &LocalName) -> Option<&mut u32> {
+        // Interned names compare as integers: this runs for every element.
+        match *name {
+            local_name!("pre") | local_name!("listing") => Some(&mut self.pre_depth),
+            local_name!("code") | local_name!("kbd") | local_name!("samp") | local_name!("tt") => {
+                Some(&mut self.code_depth)
+            }
+            _ => None,
+        }
     }
 
     /// Ends the line of code in `<pre>` that the block's text holds, if it has begun.
@@ -1758,14 +1770,8 @@ impl Segmenter {
         let Some((index, kind)) = self.stack.pop() else {
             return;
         };
-        if *local == local_name!("pre") || *local == local_name!("listing") {
-            self.pre_depth = self.pre_depth.saturating_sub(1);
-        } else if *local == local_name!("code")
-            || *local == local_name!("kbd")
-            || *local == local_name!("samp")
-            || *local == local_name!("tt")
-        {
-            self.code_depth = self.code_depth.saturating_sub(1);
+        if let Some(depth) = self.code_depth_of(local) {
+            *depth = depth.saturating_sub(1);
         }
         match kind {
             Kind::Block => {
