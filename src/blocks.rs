@@ -458,6 +458,22 @@ impl Page {
         let mut lists = vec![0u32; n];
         // The nearest list item (`li`, `dt`, `dd`) above each element, or `NONE`.
         let mut in_item = vec![NONE; n];
+        // The list that owns an item below each element: the nearest list (`ol`, `ul`,
+        // `menu`, `dl`) above it, itself included, through wrappers (`<ol><div><li>`) but not
+        // through another item; `NONE` outside lists.
+        let mut owner = vec![NONE; n];
+        for (i, e) in self.elements.iter().enumerate() {
+            owner[i] = match &*e.tag {
+                "ul" | "ol" | "dl" | "menu" => i as u32,
+                "li" | "dt" | "dd" => NONE,
+                _ => e.parent.map_or(NONE, |p| owner[p as usize]),
+            };
+        }
+        // The list of a list item: its parent's owner, or its parent when nothing owns it.
+        let list_of = |e: &Element| match e.parent {
+            Some(p) if owner[p as usize] != NONE => Some(owner[p as usize]),
+            parent => parent,
+        };
         // The list item whose own text each element is (the item itself, or a container
         // inside it that a browser lays out as part of the item: `<li><div>…</div></li>`,
         // `<li><h3>…</h3><p>…</p></li>`), or `NONE`: quotes, tables and lists inside an item
@@ -480,7 +496,7 @@ impl Page {
             .collect();
         if !reversed.is_empty() {
             for e in self.elements.iter().filter(|e| e.tag == "li") {
-                if let Some(items) = e.parent.and_then(|p| reversed.get_mut(&p)) {
+                if let Some(items) = list_of(e).and_then(|l| reversed.get_mut(&l)) {
                     *items += 1;
                 }
             }
@@ -567,8 +583,9 @@ impl Page {
                         _ => 1,
                     }
                 }
-                ("li", Some(ol)) if tag(e.parent) == "ol" => {
-                    let ol = ol as usize;
+                // Its `<ol>`'s, through wrappers (`<ol><div><li>`), as a browser counts.
+                ("li", _) if tag(list_of(e)) == "ol" => {
+                    let ol = list_of(e).map_or(i, |ol| ol as usize);
                     let n = match own {
                         Some(Layout::Value(n)) => number(n),
                         _ => counted[ol],
@@ -724,10 +741,11 @@ impl Page {
                     if let Some(&item) = begun.get(&(li as u32)) {
                         return Role::ItemParagraph { item, join };
                     }
+                    let list = list_of(&self.elements[li]).unwrap_or(li as u32);
                     let item = ListItem {
-                        number: (tag(self.elements[li].parent) == "ol").then_some(position[li]),
+                        number: (tag(Some(list)) == "ol").then_some(position[li]),
                         depth: lists[li].max(1),
-                        list: self.elements[li].parent.unwrap_or(li as u32),
+                        list,
                         element: li as u32,
                         in_item: (in_item[li] != NONE).then_some(in_item[li]),
                     };
@@ -2776,6 +2794,42 @@ mod tests {
 
     fn first_bullet(page: &Page) -> ListItem {
         top_item(page, ("ul", 0), ("li", 0))
+    }
+
+    #[test]
+    fn items_wrapped_in_divisions_belong_to_the_list_around_them() {
+        let html =
+            "<ol start=\"3\"><div><li>three</li></div><div><li>four</li><li>five</li></div></ol>\
+                    <ol reversed><div><li>two</li></div><li>one</li></ol>\
+                    <dl><div><dt>term</dt><dd>meaning</dd></div><div><dt>next</dt></div></dl>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let item = |number, list: (&str, usize), li: (&str, usize)| {
+            Role::Item(ListItem {
+                number,
+                ..top_item(&page, list, li)
+            })
+        };
+        let term = top_item(&page, ("dl", 0), ("dt", 0));
+        assert_eq!(
+            texts_and_roles(&page),
+            [
+                ("three", item(Some(3), ("ol", 0), ("li", 0))),
+                ("four", item(Some(4), ("ol", 0), ("li", 1))),
+                ("five", item(Some(5), ("ol", 0), ("li", 2))),
+                // A reversed list counts its items through the wrappers too.
+                ("two", item(Some(2), ("ol", 1), ("li", 3))),
+                ("one", item(Some(1), ("ol", 1), ("li", 4))),
+                ("term", Role::Item(term)),
+                (
+                    "meaning",
+                    Role::ItemParagraph {
+                        item: term,
+                        join: Join::Line
+                    }
+                ),
+                ("next", item(None, ("dl", 0), ("dt", 1))),
+            ]
+        );
     }
 
     #[test]
