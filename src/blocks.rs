@@ -480,6 +480,9 @@ impl Page {
         // are laid out as such. The same for table cells (`<td><p>4.2 kg</p></td>`).
         let mut item_text = vec![NONE; n];
         let mut cell_text = vec![NONE; n];
+        // The list item that holds the quote around each element, when the quote is inside
+        // an item (`<li>Text<blockquote>…</blockquote></li>`), or `NONE`.
+        let mut quoted_in = vec![NONE; n];
         // Each description's term: the last `<dt>` before it in its list, by the `<dd>`.
         let mut last_term: FxHashMap<u32, u32> = FxHashMap::default();
         let mut term_of: FxHashMap<u32, u32> = FxHashMap::default();
@@ -546,6 +549,11 @@ impl Page {
                 NONE => NONE,
                 _ if text_container(&e.tag, cell) => container,
                 _ => NONE,
+            };
+            quoted_in[i] = match &*e.tag {
+                "blockquote" => in_item[i],
+                "li" | "dt" | "dd" => NONE,
+                _ => e.parent.map_or(NONE, |p| quoted_in[p as usize]),
             };
             (item_text[i], cell_text[i]) = match &*e.tag {
                 "li" | "dt" | "dd" => (i as u32, NONE),
@@ -769,7 +777,11 @@ impl Page {
                                 head,
                                 join,
                             },
-                            _ => Role::Text,
+                            // A quote inside an item whose text came above it.
+                            _ => match begun.get(&quoted_in[el]) {
+                                Some(&item) => Role::ItemQuote { item, join },
+                                None => Role::Text,
+                            },
                         }
                     }
                 };
@@ -791,11 +803,7 @@ impl Page {
         // above; so is one in a cell of a table that is laid out as text.
         for (r, &join) in roles.iter_mut().zip(&joins) {
             if *r == Role::Text {
-                match join {
-                    Join::Line => *r = Role::Line,
-                    Join::SameLine => *r = Role::SameLine,
-                    Join::Paragraph => {}
-                }
+                *r = join.as_text();
             }
         }
         // A mark is a cell's when the cell holds no block, in a row of a simple table.
@@ -852,6 +860,18 @@ pub enum Join {
     SameLine,
 }
 
+impl Join {
+    /// The role of text outside lists and tables that goes on from the block above this way:
+    /// [`Role::Text`], [`Role::Line`] or [`Role::SameLine`].
+    pub fn as_text(self) -> Role {
+        match self {
+            Join::Paragraph => Role::Text,
+            Join::Line => Role::Line,
+            Join::SameLine => Role::SameLine,
+        }
+    }
+}
+
 /// Columns whose row spans [`Page::roles`] follows: a cell that spans rows beyond them is
 /// placed as if it spanned one row, so that placing a cell of a hostile table costs at most
 /// this many steps. Tables whose cells span rows are seldom so wide.
@@ -876,6 +896,16 @@ pub enum Role {
         item: ListItem,
         /// How it goes on from the block above: as a [`Role::Line`] or a [`Role::SameLine`]
         /// does, or as a paragraph of its own.
+        join: Join,
+    },
+    /// A paragraph of a quote inside a list item whose text a block above began
+    /// (`<li>Text<blockquote>…</blockquote></li>`, a post of a forum's thread): Markdown
+    /// writes it inside the item when the item is laid out right above it, and as a quote of
+    /// its own otherwise; the text format as text ([`Join::as_text`]).
+    ItemQuote {
+        /// The item that holds the quote.
+        item: ListItem,
+        /// How it goes on from the block above, as for [`Role::ItemParagraph`].
         join: Join,
     },
     /// A line of the paragraph above: text that follows the block above after a single
@@ -2833,6 +2863,37 @@ mod tests {
     }
 
     #[test]
+    fn a_quote_inside_an_item_is_a_quote_of_that_item_once_its_text_began() {
+        let html = "<ul><li>text<blockquote><p>quoted</p>line<br>after</blockquote>\
+                    <ul><li>inner<div><table><tr><td>cell</td></tr><tr><td><p>x</p><p>y</p>\
+                    </td></tr></table></div></li></ul></li>\
+                    <li><blockquote>a quote first</blockquote></li></ul>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let outer = top_item(&page, ("ul", 0), ("li", 0));
+        let quoted = |join| Role::ItemQuote { item: outer, join };
+        let got = texts_and_roles(&page);
+        assert_eq!(
+            got[..4],
+            [
+                ("text", Role::Item(outer)),
+                ("quoted", quoted(Join::Paragraph)),
+                ("line", quoted(Join::Paragraph)),
+                ("after", quoted(Join::Line)),
+            ]
+        );
+        // The item inside the quote's list is an item, and a table in it is no quote.
+        assert!(matches!(got[4], ("inner", Role::Item(_))), "{got:?}");
+        assert!(
+            got[5..8]
+                .iter()
+                .all(|(_, r)| !matches!(r, Role::ItemQuote { .. })),
+            "{got:?}"
+        );
+        // A quote that begins its item is a quote.
+        assert_eq!(got[8], ("a quote first", Role::Text));
+    }
+
+    #[test]
     fn roles_number_ordered_items_and_place_the_cells_of_simple_tables() {
         let html = "<ol><li>one</li><li>two<ul><li>inner</li></ul></li><li>three</li>\
                     <li><p>four</p><p>more of four</p></li><li>run:<pre>code</pre></li>\
@@ -2964,11 +3025,17 @@ mod tests {
                 ("card", Role::Item(li(0))),
                 ("price", more(li(0))),
                 // A card's heading is its item; a section, a quote and a table are laid out
-                // as such.
+                // as such, the quote as the item's.
                 ("heading", Role::Item(li(1))),
                 ("below it", more(li(1))),
                 ("a section", Role::Text),
-                ("quoted", Role::Text),
+                (
+                    "quoted",
+                    Role::ItemQuote {
+                        item: li(1),
+                        join: Join::Paragraph
+                    }
+                ),
                 (
                     "cell",
                     Role::Cell {

@@ -215,6 +215,8 @@ pub fn to_markdown(e: &Extraction) -> String {
     // The quote of the piece above, when it was quoted: the next one, in the same quote and
     // right below it on the page, goes on in that quote.
     let mut in_quote = None;
+    // The same for a quote inside the item that the piece above was more of.
+    let mut in_item_quote = None;
     // The piece above was written as a heading, which cannot end in a hard line break: a
     // line below it that is no more of that heading is a paragraph of its own.
     let mut heading = false;
@@ -223,6 +225,7 @@ pub fn to_markdown(e: &Extraction) -> String {
     let mut code = false;
     let body = lay_out(pieces, |piece| {
         let quote_above = in_quote.take();
+        let item_quote_above = in_item_quote.take();
         let heading_above = std::mem::replace(
             &mut heading,
             matches!(piece, Piece::Block(b) if b.heading_level().is_some()
@@ -242,9 +245,17 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         // A line goes under the line above it, when that one is kept.
         let under = follows.block(b);
+        // A quote inside an item goes in it while the item is laid out right above; else
+        // it is a quote of its own.
+        let mut item_quote = None;
         let role = match b.role {
             // The title, written as the top heading, begins no item.
             _ if title_block == Some(b.index) => Role::Text,
+            Role::ItemQuote { item, join } if lists.is_open(item) => {
+                item_quote = b.quote;
+                Role::ItemParagraph { item, join }
+            }
+            Role::ItemQuote { join, .. } => join.as_text(),
             role => role,
         };
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
@@ -258,6 +269,8 @@ pub fn to_markdown(e: &Extraction) -> String {
             _ => None,
         };
         let item_depth = item.map(|item| item.depth);
+        // The lines of a quote inside the item go at the item's column, after `> `.
+        in_item_quote = item_quote;
         // The item holding the list is open above, so a quote that sets this item apart from
         // the lists above lies inside that item.
         let in_outer_item = item.is_some_and(|item| {
@@ -265,7 +278,11 @@ pub fn to_markdown(e: &Extraction) -> String {
         });
         // Whatever a quote holds (paragraphs, lines, lists, headings, code) starts its lines
         // with `> `; the title is the page's, never quoted.
-        let quote = if in_outer_item { lists_quote } else { b.quote };
+        let quote = if in_outer_item || item_quote.is_some() {
+            lists_quote
+        } else {
+            b.quote
+        };
         let quoted = quote.is_some() && title_block != Some(b.index);
         let q = if quoted { "> " } else { "" };
         // The piece keeps its quote open for the next one: a paragraph break right below a
@@ -280,12 +297,14 @@ pub fn to_markdown(e: &Extraction) -> String {
         // column, so that they stay in the item.
         // A heading inside an item (a card's title) stays a heading there, as converters
         // write it (`- ### Name`).
+        let inner = if item_quote.is_some() { "> " } else { "" };
         let in_item = |column: usize| match b.heading_level() {
-            _ if pre => code_block_under(&b.text, &format!("{q}{}", " ".repeat(column))),
+            _ if pre => code_block_under(&b.text, &format!("{q}{}{inner}", " ".repeat(column))),
             Some(level) => format!("{} {}", hashes(level), heading_inline(b)),
             None => md_inline(b, true),
         };
-        if item_depth.is_some() && lists_quote != b.quote && !in_outer_item {
+        if item_depth.is_some() && lists_quote != b.quote && !in_outer_item && item_quote.is_none()
+        {
             // The lists above were in another quote, or outside this one.
             lists.close();
             lists_quote = b.quote;
@@ -307,7 +326,18 @@ pub fn to_markdown(e: &Extraction) -> String {
                         }
                         _ => paragraph_gap,
                     };
-                    return (format!("{q}{}{}", " ".repeat(column), in_item(column)), gap);
+                    let indent = " ".repeat(column);
+                    let text = format!("{q}{indent}{inner}{}", in_item(column));
+                    // A new paragraph of the same quote: a line of the quote with nothing
+                    // else on it, at the item's column, keeps it one quote.
+                    if item_quote.is_some()
+                        && item_quote_above == item_quote
+                        && under
+                        && gap != Gap::HardBreak
+                    {
+                        return (format!("{q}{indent}>\n{text}"), Gap::Newline);
+                    }
+                    return (text, gap);
                 }
                 Err(role) => role,
             },
@@ -429,6 +459,12 @@ impl Lists {
         }
     }
 
+    /// Whether more of `item` goes at the column of its text ([`Lists::more_of`]).
+    fn is_open(&self, item: ListItem) -> bool {
+        let top = self.open.iter().rev().find(|o| o.depth <= item.depth);
+        top.is_some_and(|top| top.depth == item.depth && top.element == item.element)
+    }
+
     /// Where an item goes: its indent, its marker, and how it follows the previous piece.
     fn item(&mut self, item: ListItem) -> (usize, String, After) {
         let ListItem {
@@ -521,7 +557,11 @@ pub fn plain_text(blocks: &[ExtractedBlock], marks: &[CellMark]) -> String {
     lay_out(pieces(blocks, marks), |piece| {
         let after_item = lists.after_item;
         let (role, under) = match piece {
-            Piece::Block(b) => (b.role, follows.block(b)),
+            // A quote inside an item is text, as WCXB's gold texts give it.
+            Piece::Block(b) => match b.role {
+                Role::ItemQuote { join, .. } => (join.as_text(), follows.block(b)),
+                role => (role, follows.block(b)),
+            },
             Piece::Table(_) => {
                 follows = Follows::default();
                 (Role::Text, false)
@@ -1808,6 +1848,64 @@ mod tests {
             markdown(blocks),
             "7. a\n\n   a, second line\n   - b\n\n   a, third line\n8. c\n\ntext\n\nmore of c\n\n\
              - d\n  - deeper\n\n    deeper still\n- more of e\n\n"
+        );
+    }
+
+    #[test]
+    fn a_quote_inside_an_item_stays_in_it_when_the_item_is_laid_out() {
+        let item = |element| li(None, 1, 1, element);
+        let quoted = |index, text: &str, element, join, kept| ExtractedBlock {
+            quote: Some(10 * element),
+            ..at(
+                index,
+                text,
+                "p",
+                Role::ItemQuote {
+                    item: item(element),
+                    join,
+                },
+                kept,
+            )
+        };
+        let item_at = |index, text: &str, element, kept| {
+            at(index, text, "li", Role::Item(item(element)), kept)
+        };
+        let blocks = vec![
+            item_at(0, "a", 1, true),
+            quoted(1, "first", 1, Join::Paragraph, true),
+            quoted(2, "a line", 1, Join::Line, true),
+            quoted(3, "second", 1, Join::Paragraph, true),
+            item_at(4, "b", 2, true),
+            // The item's own block is dropped: a quote of its own, after the list.
+            item_at(5, "c", 3, false),
+            quoted(6, "alone", 3, Join::Paragraph, true),
+        ];
+        let md = markdown(blocks.clone());
+        assert_eq!(
+            md,
+            "- a\n\n  > first\\\n  > a line\n  >\n  > second\n- b\n\n> alone\n\n"
+        );
+        // As CommonMark reads it: one quote of two paragraphs inside the first item.
+        let mut tree = String::new();
+        for event in pulldown_cmark::Parser::new(&md) {
+            use pulldown_cmark::{Event, Tag, TagEnd};
+            tree.push_str(&match event {
+                Event::Start(Tag::Item) => "(item ".into(),
+                Event::Start(Tag::BlockQuote(_)) => "(quote ".into(),
+                Event::End(TagEnd::Item | TagEnd::BlockQuote(_)) => ")".into(),
+                Event::Text(t) => format!("{t};"),
+                Event::HardBreak => "/".into(),
+                _ => String::new(),
+            });
+        }
+        assert_eq!(
+            tree,
+            "(item a;(quote first;/a line;second;))(item b;)(quote alone;)"
+        );
+        // The text format lays the quote out as text, as WCXB's gold texts do.
+        assert_eq!(
+            plain_text(&blocks, &[]),
+            "- a\n\nfirst\na line\n\nsecond\n\n- b\n\nalone"
         );
     }
 
