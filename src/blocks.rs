@@ -776,6 +776,7 @@ impl Page {
                                 col,
                                 head,
                                 join,
+                                item: begun.get(&in_item[table as usize]).copied(),
                             },
                             // A quote inside an item whose text came above it.
                             _ => match begun.get(&quoted_in[el]) {
@@ -938,6 +939,9 @@ pub enum Role {
         /// (`<td>Steel<br>Powder coated</td>`), on the same line after an image. The first
         /// block of a cell is a [`Join::Paragraph`].
         join: Join,
+        /// The list item that holds the table, when the item's text came above it
+        /// (`<li>Versions:<table>…</table></li>`): Markdown writes the table inside the item.
+        item: Option<ListItem>,
     },
 }
 
@@ -2939,6 +2943,7 @@ mod tests {
             col,
             head,
             join: Join::Paragraph,
+            item: None,
         };
         assert_eq!(
             got,
@@ -2982,6 +2987,7 @@ mod tests {
                         col: 2,
                         head: false,
                         join: Join::Line,
+                        item: None,
                     }
                 ),
                 // Paragraphs in a cell: the table is laid out as text.
@@ -3044,6 +3050,7 @@ mod tests {
                         col: 0,
                         head: false,
                         join: Join::Paragraph,
+                        item: Some(li(1)),
                     }
                 ),
                 ("after them", more(li(1))),
@@ -3089,6 +3096,7 @@ mod tests {
             col,
             head: false,
             join,
+            item: None,
         };
         let x = first_bullet(&page);
         let more = |join| Role::ItemParagraph { item: x, join };
@@ -3378,6 +3386,7 @@ mod tests {
             col,
             head: false,
             join: Join::Paragraph,
+            item: None,
         };
         assert_eq!(
             got,
@@ -3420,6 +3429,7 @@ mod tests {
                         col: 0,
                         head: true,
                         join: Join::Paragraph,
+                        item: None,
                     }
                 ),
                 ("h", cell(2, 3)),

@@ -237,8 +237,30 @@ pub fn to_markdown(e: &Extraction) -> String {
         );
         let b = match piece {
             Piece::Table(table) => {
-                lists.close();
                 follows = Follows::default();
+                // A table inside an item laid out above goes at the item's column, in the
+                // quote around its list if any.
+                if let Some(Ok(column)) = table
+                    .item()
+                    .filter(|&item| lists.is_open(item))
+                    .map(|item| lists.more_of(item))
+                {
+                    // The next item after a blank line, which ends the table, of the same
+                    // quote when the table's last block is right above.
+                    lists.after_item = false;
+                    follows = Follows(table.last_block());
+                    in_quote = lists_quote.is_some().then_some(lists_quote);
+                    let q = if lists_quote.is_some() { "> " } else { "" };
+                    let prefix = format!("{q}{}", " ".repeat(column));
+                    let rows = md_table(table).replace('\n', &format!("\n{prefix}"));
+                    let gap = if q.is_empty() {
+                        Gap::Blank
+                    } else {
+                        Gap::QuoteBlank
+                    };
+                    return (format!("{prefix}{rows}"), gap);
+                }
+                lists.close();
                 return (md_table(table), Gap::Blank);
             }
             Piece::Block(b) => b,
@@ -638,6 +660,28 @@ struct Grid<'a> {
     cells: Vec<(u32, u32, Filler<'a>)>,
     /// The columns that have a kept cell, in order.
     cols: Vec<u32>,
+}
+
+impl Grid<'_> {
+    /// The index of its last kept block.
+    fn last_block(&self) -> Option<usize> {
+        let blocks = self.cells.iter().filter_map(|c| match c.2 {
+            Filler::Block(b) => Some(b.index),
+            Filler::Mark(_) => None,
+        });
+        blocks.max()
+    }
+
+    /// The list item that holds the table, when its text came above the table.
+    fn item(&self) -> Option<ListItem> {
+        self.cells.iter().find_map(|c| match c.2 {
+            Filler::Block(ExtractedBlock {
+                role: Role::Cell { item, .. },
+                ..
+            }) => *item,
+            _ => None,
+        })
+    }
 }
 
 /// What fills a cell of a [`Grid`]: a kept block, or a mark ([`CellMark`]).
@@ -1447,6 +1491,7 @@ mod tests {
                     col,
                     head,
                     join: Join::Paragraph,
+                    item: None,
                 },
                 true,
             )
@@ -2147,6 +2192,7 @@ mod tests {
                     col,
                     head,
                     join: Join::Paragraph,
+                    item: None,
                 },
                 kept,
             )
@@ -2183,6 +2229,7 @@ mod tests {
                     col: 0,
                     head: false,
                     join: Join::Paragraph,
+                    item: None,
                 },
                 true,
             ),
@@ -2195,6 +2242,7 @@ mod tests {
                     col: 1,
                     head: false,
                     join: Join::Paragraph,
+                    item: None,
                 },
                 true,
             ),
@@ -2241,6 +2289,7 @@ mod tests {
                     col,
                     head,
                     join,
+                    item: None,
                 },
                 kept,
             )

@@ -2273,6 +2273,48 @@ fn code_in_a_description_is_a_code_block_of_its_item() {
 }
 
 #[test]
+fn tables_and_quotes_inside_items_stay_in_them() {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let page = "<ol><li>Find your version:<table><tr><th>Distro</th><th>Name</th></tr>\
+                <tr><td>Debian 12</td><td>bookworm</td></tr></table></li><li>Update.</li></ol>\
+                <blockquote><ul><li>Quoted item<table><tr><td>a1</td><td>b1</td></tr>\
+                <tr><td>a2</td><td>b2</td></tr></table></li><li>Next one.</li></ul></blockquote>\
+                <ul><li>Said:<blockquote>Quoted words.</blockquote></li></ul>\
+                <ul><li><table><tr><td>c1</td><td>d1</td></tr><tr><td>c2</td><td>d2</td></tr>\
+                </table></li></ul>";
+    let md = stdout(&textsift(
+        &["extract", "--threshold", "0", "--format", "markdown", "-"],
+        Some(page.as_bytes()),
+    ));
+    // Each table and quote with the items and quotes around it, as CommonMark with tables
+    // reads the output.
+    let mut tree = String::new();
+    for event in Parser::new_ext(&md, Options::ENABLE_TABLES) {
+        tree.push_str(&match event {
+            Event::Start(Tag::Item) => "(item ".into(),
+            Event::Start(Tag::BlockQuote(_)) => "(quote ".into(),
+            Event::Start(Tag::Table(_)) => "(table ".into(),
+            Event::End(TagEnd::Item | TagEnd::BlockQuote(_) | TagEnd::Table) => ")".into(),
+            Event::Text(t) => format!("{t};"),
+            _ => String::new(),
+        });
+    }
+    assert_eq!(
+        tree,
+        "(item Find your version:;(table Distro;Name;Debian 12;bookworm;))(item Update.;)\
+         (quote (item Quoted item;(table a1;b1;a2;b2;))(item Next one.;))\
+         (item Said:;(quote Quoted words.;))\
+         (table c1;d1;c2;d2;)",
+        "{md}"
+    );
+    // A table that begins its item is laid out as the page's own.
+    assert!(
+        md.ends_with("\n\n|  |  |\n| --- | --- |\n| c1 | d1 |\n| c2 | d2 |\n\n"),
+        "{md}"
+    );
+}
+
+#[test]
 fn headings_in_items_and_terms_and_header_cells_in_containers_render_as_meant() {
     // Every block kept, so that the layout alone is under test.
     let page = "<html><head><title>Camp stoves</title></head><body>\
