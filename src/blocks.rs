@@ -711,6 +711,12 @@ impl Page {
         // The item that each list item's first block began, by the item's element: the
         // item's later blocks are more of it. A description under a term is more of the term.
         let mut begun: FxHashMap<u32, ListItem> = FxHashMap::default();
+        // The item laid out above that a quote or a table inside the list item `li` goes in:
+        // the item, or the term of a description whose text has not begun.
+        let above = |begun: &FxHashMap<u32, ListItem>, li: u32| {
+            let term = || term_of.get(&li).and_then(|dt| begun.get(dt));
+            begun.get(&li).or_else(term).copied()
+        };
         let mut roles: Vec<Role> = self
             .blocks
             .iter()
@@ -776,11 +782,11 @@ impl Page {
                                 col,
                                 head,
                                 join,
-                                item: begun.get(&in_item[table as usize]).copied(),
+                                item: above(&begun, in_item[table as usize]),
                             },
                             // A quote inside an item whose text came above it.
-                            _ => match begun.get(&quoted_in[el]) {
-                                Some(&item) => Role::ItemQuote { item, join },
+                            _ => match above(&begun, quoted_in[el]) {
+                                Some(item) => Role::ItemQuote { item, join },
                                 None => Role::Text,
                             },
                         }

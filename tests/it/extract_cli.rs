@@ -2280,14 +2280,16 @@ fn tables_and_quotes_inside_items_stay_in_them() {
                 <blockquote><ul><li>Quoted item<table><tr><td>a1</td><td>b1</td></tr>\
                 <tr><td>a2</td><td>b2</td></tr></table></li><li>Next one.</li></ul></blockquote>\
                 <ul><li>Said:<blockquote>Quoted words.</blockquote></li></ul>\
+                <dl><dt>Sizes</dt><dd><table><tr><td>S</td><td>M</td></tr><tr><td>1</td><td>2</td>\
+                </tr></table></dd><dt>Quote</dt><dd><blockquote>Its words.</blockquote></dd></dl>\
                 <ul><li><table><tr><td>c1</td><td>d1</td></tr><tr><td>c2</td><td>d2</td></tr>\
                 </table></li></ul>";
     let md = stdout(&textsift(
         &["extract", "--threshold", "0", "--format", "markdown", "-"],
         Some(page.as_bytes()),
     ));
-    // Each table and quote with the items and quotes around it, as CommonMark with tables
-    // reads the output.
+    // Each table and quote with the items and quotes around it, a description's under its
+    // term, as CommonMark with tables reads the output.
     let mut tree = String::new();
     for event in Parser::new_ext(&md, Options::ENABLE_TABLES) {
         tree.push_str(&match event {
@@ -2304,6 +2306,7 @@ fn tables_and_quotes_inside_items_stay_in_them() {
         "(item Find your version:;(table Distro;Name;Debian 12;bookworm;))(item Update.;)\
          (quote (item Quoted item;(table a1;b1;a2;b2;))(item Next one.;))\
          (item Said:;(quote Quoted words.;))\
+         (item Sizes;(table S;M;1;2;))(item Quote;(quote Its words.;))\
          (table c1;d1;c2;d2;)",
         "{md}"
     );
