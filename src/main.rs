@@ -545,6 +545,22 @@ fn at_path<E: std::fmt::Display>(path: &std::path::Path) -> impl Fn(E) -> anyhow
     move |e| anyhow::anyhow!("{}: {e}", path.display())
 }
 
+/// A file that the command writes (`--out`, `--errors`, `--pages`...) and cannot.
+fn cannot_write<E: std::fmt::Display>(path: &std::path::Path) -> impl Fn(E) -> anyhow::Error + '_ {
+    move |e| anyhow::anyhow!("cannot write {}: {e}", path.display())
+}
+
+/// A model file that cannot be read, said to be the model: a page's error names only its
+/// source.
+fn model_unread(e: Error) -> anyhow::Error {
+    match e {
+        Error::Io { path, error } => {
+            anyhow::anyhow!("model file {}: cannot read: {error}", path.display())
+        }
+        e => e.into(),
+    }
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.downcast_ref::<std::io::Error>()
         .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
@@ -625,7 +641,7 @@ impl Tally {
 /// The extractor a command asked for: model, decoder, limits.
 fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Extractor> {
     let ex = match &m.model {
-        Some(p) => Extractor::from_model_file(p)?,
+        Some(p) => Extractor::from_model_file(p).map_err(model_unread)?,
         None => Extractor::new()?,
     };
     let mut decoding = ex.current_decoding();
@@ -733,7 +749,7 @@ fn run_batch(
     // at once rather than after hours of work.
     let mut errors = match &input.errors {
         Some(path) => Some((
-            BufWriter::new(std::fs::File::create(path).map_err(at_path(path))?),
+            BufWriter::new(std::fs::File::create(path).map_err(cannot_write(path))?),
             path,
         )),
         None => None,
@@ -847,7 +863,7 @@ fn run_batch(
                 let record = textsift::output::FailureRecord::new(&item, e);
                 writeln!(file, "{}", textsift::output::json(&record, false))
                     .and_then(|()| file.flush())
-                    .map_err(at_path(path))?;
+                    .map_err(cannot_write(path))?;
             }
             Ok(())
         },
@@ -1147,10 +1163,10 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     )
 }
 
-fn load_model(path: Option<&PathBuf>) -> textsift::Result<Model> {
+fn load_model(path: Option<&PathBuf>) -> anyhow::Result<Model> {
     match path {
-        Some(p) => Model::load(p),
-        None => Model::embedded(),
+        Some(p) => Model::load(p).map_err(model_unread),
+        None => Ok(Model::embedded()?),
     }
 }
 
@@ -1166,7 +1182,7 @@ fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
         .append(true)
         .create(true)
         .open(path)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        .map_err(cannot_write(path))?;
     if !existed {
         let _ = std::fs::remove_file(path);
     }
@@ -1423,15 +1439,15 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             ));
         }
         if let Some(path) = &args.oof {
-            let mut out = BufWriter::new(std::fs::File::create(path).map_err(at_path(path))?);
+            let mut out = BufWriter::new(std::fs::File::create(path).map_err(cannot_write(path))?);
             for (i, p) in pages.iter().enumerate() {
                 let rec = serde_json::json!({
                     "id": p.id, "page_type": p.page_type, "fold": cv.fold_of[i],
                     "texts": p.texts, "labels": p.labels, "scores": cv.scores[i],
                 });
-                writeln!(out, "{rec}").map_err(at_path(path))?;
+                writeln!(out, "{rec}").map_err(cannot_write(path))?;
             }
-            out.flush().map_err(at_path(path))?;
+            out.flush().map_err(cannot_write(path))?;
         }
         Some(cv)
     } else {
@@ -1447,7 +1463,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let model = train::train_final(&pages, &recipe, data, cv.as_ref(), trained)?;
     let final_s = t2.elapsed().as_secs_f64();
     let bytes = model.to_bytes()?;
-    std::fs::write(&args.out, &bytes).map_err(at_path(&args.out))?;
+    std::fs::write(&args.out, &bytes).map_err(cannot_write(&args.out))?;
     report!(
         "textsift: wrote {} ({:.2} MB, {} tree{}) after {:.0} s",
         args.out.display(),
@@ -1469,7 +1485,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             seconds: (load_s, cv_s, final_s),
             peak_rss_mb: train::peak_rss_mb(),
         });
-        std::fs::write(path, report).map_err(at_path(path))?;
+        std::fs::write(path, report).map_err(cannot_write(path))?;
     }
     let code = after_skipped(&skipped, pages.len(), "trained");
     stdout_failed.map_or(Ok(code), Err)
@@ -1518,18 +1534,36 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         ))?;
     }
     if let Some(path) = &args.pages {
-        let mut out = BufWriter::new(std::fs::File::create(path).map_err(at_path(path))?);
+        let mut out = BufWriter::new(std::fs::File::create(path).map_err(cannot_write(path))?);
         for (s, o) in e.pages.iter().zip(&oracle.pages) {
-            let rec = serde_json::json!({
-                "id": s.id, "page_type": s.page_type, "precision": s.precision,
-                "recall": s.recall, "f1": s.f1, "oracle_f1": o.f1,
-                "oracle_precision": o.precision, "oracle_recall": o.recall,
-            });
-            writeln!(out, "{rec}").map_err(at_path(path))?;
+            let rec = PageRecord {
+                id: &s.id,
+                page_type: s.page_type.as_deref(),
+                precision: s.precision,
+                recall: s.recall,
+                f1: s.f1,
+                oracle_f1: o.f1,
+                oracle_precision: o.precision,
+                oracle_recall: o.recall,
+            };
+            writeln!(out, "{}", textsift::output::json(&rec, false)).map_err(cannot_write(path))?;
         }
-        out.flush().map_err(at_path(path))?;
+        out.flush().map_err(cannot_write(path))?;
     }
     Ok(after_skipped(&skipped, pages.len(), "scored"))
+}
+
+/// One page's scores as `eval --pages` writes them, its keys in this order.
+#[derive(serde::Serialize)]
+struct PageRecord<'a> {
+    id: &'a str,
+    page_type: Option<&'a str>,
+    precision: f64,
+    recall: f64,
+    f1: f64,
+    oracle_f1: f64,
+    oracle_precision: f64,
+    oracle_recall: f64,
 }
 
 /// The exit code once pages were skipped (named as they were): 1, as for a page that failed

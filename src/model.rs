@@ -411,8 +411,9 @@ impl Model {
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
         use std::io::Read;
         let path = path.as_ref();
-        // The path is in the message: unlike a page's, a model's error is not reported under
-        // its source.
+        // A refused model's message names its path: unlike a page's, a model's error is not
+        // reported under its source. A file that cannot be read keeps it in the error's
+        // `path`, as a page's does.
         let refused = |m: &dyn std::fmt::Display| Error::Model(format!("{}: {m}", path.display()));
         let cannot_read = |error| Error::Io {
             path: path.to_path_buf(),

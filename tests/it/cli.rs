@@ -817,7 +817,7 @@ fn model_info_describes_the_embedded_model_and_refuses_a_missing_file() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     assert!(
-        stderr(&o).starts_with("textsift: no-such-model.tsm: cannot read: "),
+        stderr(&o).starts_with("textsift: model file no-such-model.tsm: cannot read: "),
         "{}",
         stderr(&o)
     );
@@ -976,8 +976,17 @@ fn manifests_are_read_from_standard_input_and_checked_key_by_key() {
     let out = train(&pages);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(textsift::model::Model::from_bytes(&std::fs::read(&model).unwrap()).is_ok());
+    let per_page = dir.path().join("pages.jsonl");
     let eval = textsift(
-        &["eval", "--model", path_str(&model), "--data", "-"],
+        &[
+            "eval",
+            "--model",
+            path_str(&model),
+            "--data",
+            "-",
+            "--pages",
+            path_str(&per_page),
+        ],
         Some(pages.as_bytes()),
     );
     assert_eq!(eval.status.code(), Some(0), "{}", stderr(&eval));
@@ -986,6 +995,25 @@ fn manifests_are_read_from_standard_input_and_checked_key_by_key() {
         "{}",
         stdout(&eval)
     );
+    // Each page's scores, their keys in the order the help gives.
+    let written = std::fs::read_to_string(&per_page).unwrap();
+    assert_eq!(written.lines().count(), 4, "{written}");
+    for record in written.lines() {
+        assert!(record.starts_with("{\"id\":\"p"), "{record}");
+        let order: Vec<usize> = [
+            "\"page_type\"",
+            "\"precision\"",
+            "\"recall\"",
+            "\"f1\"",
+            "\"oracle_f1\"",
+            "\"oracle_precision\"",
+            "\"oracle_recall\"",
+        ]
+        .iter()
+        .map(|k| record.find(k).unwrap_or_else(|| panic!("{k} in {record}")))
+        .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{record}");
+    }
     // A key misspelt (`site` for `group`) and an id given twice are refused with their line.
     let misspelt =
         line(serde_json::json!({"id": "x", "html": "<p>a</p>", "text": "a", "site": "s"}));

@@ -1546,7 +1546,7 @@ fn usage_and_model_errors() {
     // One line naming the file, the cause said once.
     let err = stderr(&out);
     assert!(
-        err.starts_with("textsift: /no/such/model.tsm: cannot read:"),
+        err.starts_with("textsift: model file /no/such/model.tsm: cannot read:"),
         "{err}"
     );
     assert_eq!(err.matches("os error").count(), 1, "{err}");
@@ -2161,7 +2161,7 @@ fn errors_file_lists_failed_pages_in_input_order() {
     assert_eq!(stdout(&out), "");
     assert_eq!(
         stderr(&out),
-        format!("textsift: {bad}: No such file or directory (os error 2)\n")
+        format!("textsift: cannot write {bad}: No such file or directory (os error 2)\n")
     );
 }
 
