@@ -462,15 +462,19 @@ impl Page {
         // `menu`, `dl`) above it, itself included, through wrappers (`<ol><div><li>`) but not
         // through another item; `NONE` outside lists.
         let mut owner = vec![NONE; n];
-        for (i, e) in self.elements.iter().enumerate() {
-            owner[i] = match &*e.tag {
-                "ul" | "ol" | "dl" | "menu" => i as u32,
-                "li" | "dt" | "dd" => NONE,
-                _ => e.parent.map_or(NONE, |p| owner[p as usize]),
-            };
-        }
+        // What an element is to lists: a list, an item, or neither.
+        let list_tag = |e: &Element| match &*e.tag {
+            "ul" | "ol" | "dl" | "menu" => (true, false),
+            "li" | "dt" | "dd" => (false, true),
+            _ => (false, false),
+        };
+        let owned = |owner: &[u32], i: usize, e: &Element| match list_tag(e) {
+            (true, _) => i as u32,
+            (_, true) => NONE,
+            _ => e.parent.map_or(NONE, |p| owner[p as usize]),
+        };
         // The list of a list item: its parent's owner, or its parent when nothing owns it.
-        let list_of = |e: &Element| match e.parent {
+        let list_of = |owner: &[u32], e: &Element| match e.parent {
             Some(p) if owner[p as usize] != NONE => Some(owner[p as usize]),
             parent => parent,
         };
@@ -498,8 +502,12 @@ impl Page {
             .map(|&(at, _)| (at, 0))
             .collect();
         if !reversed.is_empty() {
+            // The items come after their list: the owners are found before the main pass.
+            for (i, e) in self.elements.iter().enumerate() {
+                owner[i] = owned(&owner, i, e);
+            }
             for e in self.elements.iter().filter(|e| e.tag == "li") {
-                if let Some(items) = list_of(e).and_then(|l| reversed.get_mut(&l)) {
+                if let Some(items) = list_of(&owner, e).and_then(|l| reversed.get_mut(&l)) {
                     *items += 1;
                 }
             }
@@ -535,8 +543,9 @@ impl Page {
                     _ => {}
                 }
             }
-            lists[i] = e.parent.map_or(0, |p| lists[p as usize])
-                + u32::from(matches!(&*e.tag, "ul" | "ol" | "dl" | "menu"));
+            let (is_list, is_item) = list_tag(e);
+            owner[i] = owned(&owner, i, e);
+            lists[i] = e.parent.map_or(0, |p| lists[p as usize]) + u32::from(is_list);
             in_item[i] = match e.parent {
                 Some(p) if matches!(tag(Some(p)), "li" | "dt" | "dd") => p,
                 Some(p) => in_item[p as usize],
@@ -551,8 +560,8 @@ impl Page {
                 _ => NONE,
             };
             quoted_in[i] = match &*e.tag {
+                _ if is_item => NONE,
                 "blockquote" => in_item[i],
-                "li" | "dt" | "dd" => NONE,
                 _ => e.parent.map_or(NONE, |p| quoted_in[p as usize]),
             };
             (item_text[i], cell_text[i]) = match &*e.tag {
@@ -592,8 +601,8 @@ impl Page {
                     }
                 }
                 // Its `<ol>`'s, through wrappers (`<ol><div><li>`), as a browser counts.
-                ("li", _) if tag(list_of(e)) == "ol" => {
-                    let ol = list_of(e).map_or(i, |ol| ol as usize);
+                ("li", _) if tag(list_of(&owner, e)) == "ol" => {
+                    let ol = list_of(&owner, e).map_or(i, |ol| ol as usize);
                     let n = match own {
                         Some(Layout::Value(n)) => number(n),
                         _ => counted[ol],
@@ -755,7 +764,7 @@ impl Page {
                     if let Some(&item) = begun.get(&(li as u32)) {
                         return Role::ItemParagraph { item, join };
                     }
-                    let list = list_of(&self.elements[li]).unwrap_or(li as u32);
+                    let list = list_of(&owner, &self.elements[li]).unwrap_or(li as u32);
                     let item = ListItem {
                         number: (tag(Some(list)) == "ol").then_some(position[li]),
                         depth: lists[li].max(1),
@@ -782,7 +791,8 @@ impl Page {
                                 col,
                                 head,
                                 join,
-                                item: above(&begun, in_item[table as usize]),
+                                item: above(&begun, in_item[table as usize])
+                                    .map(|item| item.element),
                             },
                             // A quote inside an item whose text came above it.
                             _ => match above(&begun, quoted_in[el]) {
@@ -946,8 +956,9 @@ pub enum Role {
         /// block of a cell is a [`Join::Paragraph`].
         join: Join,
         /// The list item that holds the table, when the item's text came above it
-        /// (`<li>Versions:<table>…</table></li>`): Markdown writes the table inside the item.
-        item: Option<ListItem>,
+        /// (`<li>Versions:<table>…</table></li>`), as [`ListItem::element`] names it:
+        /// Markdown writes the table inside the item.
+        item: Option<u32>,
     },
 }
 
@@ -3056,7 +3067,7 @@ mod tests {
                         col: 0,
                         head: false,
                         join: Join::Paragraph,
-                        item: Some(li(1)),
+                        item: Some(li(1).element),
                     }
                 ),
                 ("after them", more(li(1))),

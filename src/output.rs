@@ -240,11 +240,7 @@ pub fn to_markdown(e: &Extraction) -> String {
                 follows = Follows::default();
                 // A table inside an item laid out above goes at the item's column, in the
                 // quote around its list if any.
-                if let Some(Ok(column)) = table
-                    .item()
-                    .filter(|&item| lists.is_open(item))
-                    .map(|item| lists.more_of(item))
-                {
+                if let Some(column) = table.item().and_then(|item| lists.open_column(item)) {
                     // The next item after a blank line, which ends the table, of the same
                     // quote when the table's last block is right above.
                     lists.after_item = false;
@@ -481,6 +477,15 @@ impl Lists {
         }
     }
 
+    /// The column of the text of the open item whose element is `element`, which more of it
+    /// goes at; the items nested in it are closed.
+    fn open_column(&mut self, element: u32) -> Option<usize> {
+        let at = self.open.iter().rposition(|o| o.element == element)?;
+        self.open.truncate(at + 1);
+        self.after_item = true;
+        Some(self.open[at].column)
+    }
+
     /// Whether more of `item` goes at the column of its text ([`Lists::more_of`]).
     fn is_open(&self, item: ListItem) -> bool {
         let top = self.open.iter().rev().find(|o| o.depth <= item.depth);
@@ -672,8 +677,8 @@ impl Grid<'_> {
         blocks.max()
     }
 
-    /// The list item that holds the table, when its text came above the table.
-    fn item(&self) -> Option<ListItem> {
+    /// The element of the list item that holds the table, when its text came above it.
+    fn item(&self) -> Option<u32> {
         self.cells.iter().find_map(|c| match c.2 {
             Filler::Block(ExtractedBlock {
                 role: Role::Cell { item, .. },
