@@ -7,7 +7,7 @@
 use crate::blocks::{CellMark, Join, ListItem, Role};
 use crate::extract::{ExtractedBlock, Extraction};
 use crate::features::{N_FEATURES, SCHEMA};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -209,6 +209,16 @@ pub fn to_markdown(e: &Extraction) -> String {
         bullets_take_turns: true,
         ..Lists::default()
     };
+    // The kept items by their elements, for the items whose own text comes after a list
+    // inside them.
+    let items: FxHashMap<u32, ListItem> = e
+        .blocks
+        .iter()
+        .filter_map(|b| match b.role {
+            Role::Item(item) if b.label.is_content() => Some((item.element, item)),
+            _ => None,
+        })
+        .collect();
     // The quote around the items of `lists`.
     let mut lists_quote = None;
     let mut follows = Follows::default();
@@ -274,6 +284,11 @@ pub fn to_markdown(e: &Extraction) -> String {
                 Role::ItemParagraph { item, join }
             }
             Role::ItemQuote { join, .. } => join.as_text(),
+            // An item begun above by a list inside it, whose own text comes after that list.
+            Role::Item(item) if lists.begun.contains(&item.element) => Role::ItemParagraph {
+                item,
+                join: Join::Paragraph,
+            },
             role => role,
         };
         // Text inside `<pre>` keeps its lines in a code block, wherever it stands: its
@@ -362,10 +377,32 @@ pub fn to_markdown(e: &Extraction) -> String {
             role => role,
         };
         if let Role::Item(item) = role {
+            // The items that a list begins (`<li><ul><li>a</li></ul>b</li>`), when their own
+            // text comes below it: a browser draws their markers on this item's line.
+            let mut outer = Vec::new();
+            let mut inner = item;
+            while let Some(&o) = inner.in_item.and_then(|e| items.get(&e)) {
+                if o.depth + 1 != inner.depth
+                    || lists.begun.contains(&o.element)
+                    || outer.len() >= MAX_LIST_NESTING
+                {
+                    break;
+                }
+                outer.push(o);
+                inner = o;
+            }
+            let mut first = None;
+            let mut markers = String::new();
+            for &o in outer.iter().rev() {
+                let (indent, marker, after) = lists.item(o);
+                first.get_or_insert((indent, after));
+                markers.push_str(&marker);
+            }
             let (indent, marker, after) = lists.item(item);
             let text = in_item(indent + marker.len());
+            let (indent, after) = first.unwrap_or((indent, after));
             let indent = " ".repeat(indent);
-            let item = format!("{q}{indent}{marker}{text}");
+            let item = format!("{q}{indent}{markers}{marker}{text}");
             return match after {
                 After::Item => (item, Gap::Newline),
                 After::Blank => (item, paragraph_gap),
@@ -1957,6 +1994,40 @@ mod tests {
             plain_text(&blocks, &[]),
             "- a\n\nfirst\na line\n\nsecond\n\n- b\n\nalone"
         );
+    }
+
+    #[test]
+    fn an_item_that_begins_with_a_list_draws_its_marker_on_that_lists_first_line() {
+        // `<ol><li><ul><li>a</li><li>b</li></ul>outer</li><li>two</li></ol>`: the `ol` is
+        // element 1, its items 2 and 7, the `ul` 3, its items 4 and 5.
+        let outer = li(Some(1), 1, 1, 2);
+        let nested = |element| ListItem {
+            in_item: Some(2),
+            ..li(None, 2, 3, element)
+        };
+        let page = |outer_kept| {
+            vec![
+                at(0, "a", "li", Role::Item(nested(4)), true),
+                at(1, "b", "li", Role::Item(nested(5)), true),
+                at(2, "outer", "li", Role::Item(outer), outer_kept),
+                at(3, "two", "li", Role::Item(li(Some(2), 1, 1, 7)), true),
+            ]
+        };
+        let md = markdown(page(true));
+        assert_eq!(md, "1. - a\n   - b\n\n   outer\n2. two\n\n");
+        let mut tree = String::new();
+        for event in pulldown_cmark::Parser::new(&md) {
+            use pulldown_cmark::{Event, Tag, TagEnd};
+            tree.push_str(&match event {
+                Event::Start(Tag::Item) => "(".into(),
+                Event::End(TagEnd::Item) => ")".into(),
+                Event::Text(t) => format!("{t};"),
+                _ => String::new(),
+            });
+        }
+        assert_eq!(tree, "((a;)(b;)outer;)(two;)");
+        // When the item's own text is not kept, its marker is not drawn either.
+        assert_eq!(markdown(page(false)), "- a\n- b\n\n2. two\n\n");
     }
 
     #[test]
