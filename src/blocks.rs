@@ -917,8 +917,9 @@ pub enum Role {
     },
     /// A paragraph of a quote inside a list item whose text a block above began
     /// (`<li>Text<blockquote>…</blockquote></li>`, a post of a forum's thread): Markdown
-    /// writes it inside the item when the item is laid out right above it, and as a quote of
-    /// its own otherwise; the text format as text ([`Join::as_text`]).
+    /// writes it inside the item while the item is open above it (its text kept, no other
+    /// text between), and as a quote of its own otherwise; the text format as text
+    /// ([`Join::as_text`]).
     ItemQuote {
         /// The item that holds the quote.
         item: ListItem,

@@ -550,8 +550,8 @@ fn cannot_write<E: std::fmt::Display>(path: &std::path::Path) -> impl Fn(E) -> a
     move |e| anyhow::anyhow!("cannot write {}: {e}", path.display())
 }
 
-/// A model file that cannot be read, said to be the model: a page's error names only its
-/// source.
+/// A model file that cannot be read, named as the model's: the library's message leaves the
+/// path to the error's field, as for a page.
 fn model_unread(e: Error) -> anyhow::Error {
     match e {
         Error::Io { path, error } => {
@@ -1536,7 +1536,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.pages {
         let mut out = BufWriter::new(std::fs::File::create(path).map_err(cannot_write(path))?);
         for (s, o) in e.pages.iter().zip(&oracle.pages) {
-            let rec = PageRecord {
+            let rec = PageScores {
                 id: &s.id,
                 page_type: s.page_type.as_deref(),
                 precision: s.precision,
@@ -1555,7 +1555,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
 
 /// One page's scores as `eval --pages` writes them, its keys in this order.
 #[derive(serde::Serialize)]
-struct PageRecord<'a> {
+struct PageScores<'a> {
     id: &'a str,
     page_type: Option<&'a str>,
     precision: f64,

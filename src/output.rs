@@ -273,8 +273,8 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         // A line goes under the line above it, when that one is kept.
         let under = follows.block(b);
-        // A quote inside an item goes in it while the item is laid out right above; else
-        // it is a quote of its own.
+        // A quote inside an item goes in it while the item is open above; else it is a
+        // quote of its own.
         let mut item_quote = None;
         let role = match b.role {
             // The title, written as the top heading, begins no item.
@@ -1938,6 +1938,24 @@ mod tests {
         );
     }
 
+    /// The items and quotes that CommonMark reads in `md`, each text in them after it and a
+    /// hard line break as `/`.
+    fn items_and_quotes(md: &str) -> String {
+        use pulldown_cmark::{Event, Tag, TagEnd};
+        let mut tree = String::new();
+        for event in pulldown_cmark::Parser::new(md) {
+            tree.push_str(&match event {
+                Event::Start(Tag::Item) => "(item ".into(),
+                Event::Start(Tag::BlockQuote(_)) => "(quote ".into(),
+                Event::End(TagEnd::Item | TagEnd::BlockQuote(_)) => ")".into(),
+                Event::Text(t) => format!("{t};"),
+                Event::HardBreak => "/".into(),
+                _ => String::new(),
+            });
+        }
+        tree
+    }
+
     #[test]
     fn a_quote_inside_an_item_stays_in_it_when_the_item_is_laid_out() {
         let item = |element| li(None, 1, 1, element);
@@ -1973,20 +1991,8 @@ mod tests {
             "- a\n\n  > first\\\n  > a line\n  >\n  > second\n- b\n\n> alone\n\n"
         );
         // As CommonMark reads it: one quote of two paragraphs inside the first item.
-        let mut tree = String::new();
-        for event in pulldown_cmark::Parser::new(&md) {
-            use pulldown_cmark::{Event, Tag, TagEnd};
-            tree.push_str(&match event {
-                Event::Start(Tag::Item) => "(item ".into(),
-                Event::Start(Tag::BlockQuote(_)) => "(quote ".into(),
-                Event::End(TagEnd::Item | TagEnd::BlockQuote(_)) => ")".into(),
-                Event::Text(t) => format!("{t};"),
-                Event::HardBreak => "/".into(),
-                _ => String::new(),
-            });
-        }
         assert_eq!(
-            tree,
+            items_and_quotes(&md),
             "(item a;(quote first;/a line;second;))(item b;)(quote alone;)"
         );
         // The text format lays the quote out as text, as WCXB's gold texts do.
@@ -2015,17 +2021,10 @@ mod tests {
         };
         let md = markdown(page(true));
         assert_eq!(md, "1. - a\n   - b\n\n   outer\n2. two\n\n");
-        let mut tree = String::new();
-        for event in pulldown_cmark::Parser::new(&md) {
-            use pulldown_cmark::{Event, Tag, TagEnd};
-            tree.push_str(&match event {
-                Event::Start(Tag::Item) => "(".into(),
-                Event::End(TagEnd::Item) => ")".into(),
-                Event::Text(t) => format!("{t};"),
-                _ => String::new(),
-            });
-        }
-        assert_eq!(tree, "((a;)(b;)outer;)(two;)");
+        assert_eq!(
+            items_and_quotes(&md),
+            "(item (item a;)(item b;)outer;)(item two;)"
+        );
         // When the item's own text is not kept, its marker is not drawn either.
         assert_eq!(markdown(page(false)), "- a\n- b\n\n2. two\n\n");
     }
