@@ -550,12 +550,15 @@ impl Lists {
             }
         }
         // The numbered item above at this depth, when it is of another list than this item's
-        // or this item's number does not come next (a reversed list's numbers going down are
-        // left to the renderer, which counts them up).
+        // or this item's number does not come next: it skips some, or an item's `value` goes
+        // back (a reversed list's numbers going down one by one are left to the renderer,
+        // which counts them up).
         let other_list = match (sibling, number) {
-            (Some(top), Some(n)) => top
-                .number
-                .is_some_and(|above| top.list != list || n > above.saturating_add(1)),
+            (Some(top), Some(n)) => top.number.is_some_and(|above| {
+                top.list != list
+                    || n > above.saturating_add(1)
+                    || (n <= above && n.saturating_add(1) != above)
+            }),
             _ => false,
         };
         // Past a few levels, deeper items are laid out beside the deepest one shown, so that
@@ -1834,13 +1837,18 @@ mod tests {
             item("c", 1, 1, 20),
             // Its item 2 left out: "e" starts a list at 3, or Markdown would number it 2.
             item("e", 3, 1, 20),
+            // Items whose `value` goes back, or says the number above again: each starts a
+            // list of its own, or Markdown would number them 4 and 5.
+            block("f", "li", Role::Item(li(Some(1), 1, 20, 2091)), true),
+            block("g", "li", Role::Item(li(Some(1), 1, 20, 2092)), true),
         ];
         blocks.push(block("d", "li", Role::Item(li(None, 1, 30, 1)), true));
         let md = markdown(blocks);
         assert_eq!(
             md,
             "3. a\n4. a2\n\n<!-- -->\n\n2. b\n   1. b, inner\n\n   <!-- -->\n\n   \
-             5. inner, other list\n1. c\n\n<!-- -->\n\n3. e\n- d\n\n"
+             5. inner, other list\n1. c\n\n<!-- -->\n\n3. e\n\n<!-- -->\n\n1. f\n\n<!-- -->\n\n\
+             1. g\n- d\n\n"
         );
         let starts: Vec<Option<u64>> = Parser::new(&md)
             .filter_map(|event| match event {
@@ -1848,7 +1856,19 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(starts, [Some(3), Some(2), Some(1), Some(5), Some(3), None]);
+        assert_eq!(
+            starts,
+            [
+                Some(3),
+                Some(2),
+                Some(1),
+                Some(5),
+                Some(3),
+                Some(1),
+                Some(1),
+                None
+            ]
+        );
     }
 
     #[test]
