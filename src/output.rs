@@ -247,6 +247,10 @@ pub fn to_markdown(e: &Extraction) -> String {
         );
         let b = match piece {
             Piece::Table(table) => {
+                // Whether the table comes right after the block laid out last.
+                let right_below = follows
+                    .0
+                    .is_some_and(|i| Some(i + 1) == table.first_block());
                 follows = Follows::default();
                 // A table inside an item laid out above goes at the item's column, in the
                 // quote around its list if any.
@@ -267,6 +271,18 @@ pub fn to_markdown(e: &Extraction) -> String {
                     return (format!("{prefix}{rows}"), gap);
                 }
                 lists.close();
+                // A table inside a quote is quoted, in the quote above when it goes on.
+                if let Some(quote) = table.quote() {
+                    follows = Follows(table.last_block());
+                    in_quote = Some(Some(quote));
+                    let rows = md_table(table).replace('\n', "\n> ");
+                    let gap = if quote_above == Some(Some(quote)) && right_below {
+                        Gap::QuoteBlank
+                    } else {
+                        Gap::Blank
+                    };
+                    return (format!("> {rows}"), gap);
+                }
                 return (md_table(table), Gap::Blank);
             }
             Piece::Block(b) => b,
@@ -708,22 +724,33 @@ struct Grid<'a> {
 }
 
 impl Grid<'_> {
+    /// Its kept blocks.
+    fn blocks(&self) -> impl Iterator<Item = &ExtractedBlock> {
+        self.cells.iter().filter_map(|c| match c.2 {
+            Filler::Block(b) => Some(b),
+            Filler::Mark(_) => None,
+        })
+    }
+
+    /// The index of its first kept block.
+    fn first_block(&self) -> Option<usize> {
+        self.blocks().map(|b| b.index).min()
+    }
+
     /// The index of its last kept block.
     fn last_block(&self) -> Option<usize> {
-        let blocks = self.cells.iter().filter_map(|c| match c.2 {
-            Filler::Block(b) => Some(b.index),
-            Filler::Mark(_) => None,
-        });
-        blocks.max()
+        self.blocks().map(|b| b.index).max()
+    }
+
+    /// The quote around the table, if any.
+    fn quote(&self) -> Option<u32> {
+        self.blocks().find_map(|b| b.quote)
     }
 
     /// The element of the list item that holds the table, when its text came above it.
     fn item(&self) -> Option<u32> {
-        self.cells.iter().find_map(|c| match c.2 {
-            Filler::Block(ExtractedBlock {
-                role: Role::Cell { item, .. },
-                ..
-            }) => *item,
+        self.blocks().find_map(|b| match b.role {
+            Role::Cell { item, .. } => item,
             _ => None,
         })
     }

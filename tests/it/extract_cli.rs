@@ -2273,7 +2273,7 @@ fn code_in_a_description_is_a_code_block_of_its_item() {
 }
 
 #[test]
-fn tables_and_quotes_inside_items_stay_in_them() {
+fn tables_and_quotes_inside_items_and_quotes_stay_in_them() {
     use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
     let page = "<ol><li>Find your version:<table><tr><th>Distro</th><th>Name</th></tr>\
                 <tr><td>Debian 12</td><td>bookworm</td></tr></table></li><li>Update.</li></ol>\
@@ -2282,6 +2282,8 @@ fn tables_and_quotes_inside_items_stay_in_them() {
                 <ul><li>Said:<blockquote>Quoted words.</blockquote></li></ul>\
                 <dl><dt>Sizes</dt><dd><table><tr><td>S</td><td>M</td></tr><tr><td>1</td><td>2</td>\
                 </tr></table></dd><dt>Quote</dt><dd><blockquote>Its words.</blockquote></dd></dl>\
+                <blockquote>Before.<table><tr><td>e1</td><td>f1</td></tr><tr><td>e2</td><td>f2</td>\
+                </tr></table>After.</blockquote>\
                 <ul><li><table><tr><td>c1</td><td>d1</td></tr><tr><td>c2</td><td>d2</td></tr>\
                 </table></li></ul>";
     let md = stdout(&textsift(
@@ -2307,6 +2309,7 @@ fn tables_and_quotes_inside_items_stay_in_them() {
          (quote (item Quoted item;(table a1;b1;a2;b2;))(item Next one.;))\
          (item Said:;(quote Quoted words.;))\
          (item Sizes;(table S;M;1;2;))(item Quote;(quote Its words.;))\
+         (quote Before.;(table e1;f1;e2;f2;)After.;)\
          (table c1;d1;c2;d2;)",
         "{md}"
     );
