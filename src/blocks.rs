@@ -770,7 +770,9 @@ impl Page {
                         depth: lists[li].max(1),
                         list,
                         element: li as u32,
-                        in_item: (in_item[li] != NONE).then_some(in_item[li]),
+                        // A description's list is in its term's item, as its text is.
+                        in_item: (in_item[li] != NONE)
+                            .then(|| term_of.get(&in_item[li]).copied().unwrap_or(in_item[li])),
                     };
                     begun.insert(li as u32, item);
                     Role::Item(item)
@@ -980,7 +982,7 @@ pub struct ListItem {
     /// descriptions under it), which tells the blocks of one item from the next one's.
     pub element: u32,
     /// The list item that holds this one's list, if any (the `<li>` around its `<ul>`, maybe
-    /// through a `<blockquote>` that indents it).
+    /// through a `<blockquote>` that indents it; the term of a description that holds it).
     pub in_item: Option<u32>,
 }
 

@@ -261,8 +261,17 @@ pub fn to_markdown(e: &Extraction) -> String {
                     follows = Follows(table.last_block());
                     in_quote = lists_quote.is_some().then_some(lists_quote);
                     let q = if lists_quote.is_some() { "> " } else { "" };
-                    let prefix = format!("{q}{}", " ".repeat(column));
+                    let indent = format!("{q}{}", " ".repeat(column));
+                    // A quote inside the item around the table: its lines at the item's
+                    // column, after `> `, in the quote above when it goes on.
+                    let item_quote = table.quote().filter(|&inner| Some(inner) != lists_quote);
+                    in_item_quote = item_quote;
+                    let inner = if item_quote.is_some() { "> " } else { "" };
+                    let prefix = format!("{indent}{inner}");
                     let rows = md_table(table).replace('\n', &format!("\n{prefix}"));
+                    if item_quote.is_some() && item_quote_above == item_quote && right_below {
+                        return (format!("{indent}>\n{prefix}{rows}"), Gap::Newline);
+                    }
                     let gap = if q.is_empty() {
                         Gap::Blank
                     } else {
@@ -398,8 +407,10 @@ pub fn to_markdown(e: &Extraction) -> String {
             let mut outer = Vec::new();
             let mut inner = item;
             while let Some(&o) = inner.in_item.and_then(|e| items.get(&e)) {
+                // Not through a quote inside that item, which holds the list.
                 if o.depth + 1 != inner.depth
                     || lists.begun.contains(&o.element)
+                    || b.quote.is_some_and(|q| q > o.element)
                     || outer.len() >= MAX_LIST_NESTING
                 {
                     break;

@@ -2284,6 +2284,11 @@ fn tables_and_quotes_inside_items_and_quotes_stay_in_them() {
                 </tr></table></dd><dt>Quote</dt><dd><blockquote>Its words.</blockquote></dd></dl>\
                 <blockquote>Before.<table><tr><td>e1</td><td>f1</td></tr><tr><td>e2</td><td>f2</td>\
                 </tr></table>After.</blockquote>\
+                <ul><li>Item.<blockquote><p>q1</p><table><tr><td>g1</td><td>h1</td></tr>\
+                <tr><td>g2</td><td>h2</td></tr></table><p>q2</p></blockquote></li><li>Next.</li></ul>\
+                <p>Apart.</p><ul><li><blockquote><ul><li>in quote</li></ul></blockquote>own</li></ul>\
+                <dl><dt>T</dt><dd><blockquote><p>p</p><ul><li>listed</li></ul></blockquote></dd>\
+                <dt>T2</dt></dl>\
                 <ul><li><table><tr><td>c1</td><td>d1</td></tr><tr><td>c2</td><td>d2</td></tr>\
                 </table></li></ul>";
     let md = stdout(&textsift(
@@ -2310,6 +2315,9 @@ fn tables_and_quotes_inside_items_and_quotes_stay_in_them() {
          (item Said:;(quote Quoted words.;))\
          (item Sizes;(table S;M;1;2;))(item Quote;(quote Its words.;))\
          (quote Before.;(table e1;f1;e2;f2;)After.;)\
+         (item Item.;(quote q1;(table g1;h1;g2;h2;)q2;))(item Next.;)Apart.;\
+         (quote (item in quote;))(item own;)\
+         (item T;(quote p;)(item listed;))(item T2;)\
          (table c1;d1;c2;d2;)",
         "{md}"
     );
