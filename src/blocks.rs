@@ -3242,7 +3242,8 @@ mod tests {
                         depth: 2,
                         list: nth_element(&page, "ul", 0),
                         element: nth_element(&page, "li", 0),
-                        in_item: Some(nth_element(&page, "dd", 2)),
+                        // A description's list is in its term's item.
+                        in_item: Some(nth_element(&page, "dt", 2)),
                         ..term(2)
                     })
                 ),
