@@ -268,23 +268,23 @@ pub fn to_markdown(e: &Extraction) -> String {
                     in_item_quote = item_quote;
                     let inner = if item_quote.is_some() { "> " } else { "" };
                     let prefix = format!("{indent}{inner}");
-                    let rows = md_table(table).replace('\n', &format!("\n{prefix}"));
+                    let rows = format!("{prefix}{}", lines_under(&md_table(table), &prefix));
                     if item_quote.is_some() && item_quote_above == item_quote && right_below {
-                        return (format!("{indent}>\n{prefix}{rows}"), Gap::Newline);
+                        return quote_goes_on(&indent, rows);
                     }
                     let gap = if q.is_empty() {
                         Gap::Blank
                     } else {
                         Gap::QuoteBlank
                     };
-                    return (format!("{prefix}{rows}"), gap);
+                    return (rows, gap);
                 }
                 lists.close();
                 // A table inside a quote is quoted, in the quote above when it goes on.
                 if let Some(quote) = table.quote() {
                     follows = Follows(table.last_block());
                     in_quote = Some(Some(quote));
-                    let rows = md_table(table).replace('\n', "\n> ");
+                    let rows = lines_under(&md_table(table), "> ");
                     let gap = if quote_above == Some(Some(quote)) && right_below {
                         Gap::QuoteBlank
                     } else {
@@ -304,7 +304,7 @@ pub fn to_markdown(e: &Extraction) -> String {
         let role = match b.role {
             // The title, written as the top heading, begins no item.
             _ if title_block == Some(b.index) => Role::Text,
-            Role::ItemQuote { item, join } if lists.is_open(item) => {
+            Role::ItemQuote { item, join } if lists.is_open(item.element) => {
                 item_quote = b.quote;
                 Role::ItemParagraph { item, join }
             }
@@ -393,7 +393,7 @@ pub fn to_markdown(e: &Extraction) -> String {
                         && under
                         && gap != Gap::HardBreak
                     {
-                        return (format!("{q}{indent}>\n{text}"), Gap::Newline);
+                        return quote_goes_on(&format!("{q}{indent}"), text);
                     }
                     return (text, gap);
                 }
@@ -528,21 +528,15 @@ impl Lists {
     /// a paragraph of its own when it was laid out above and a piece came between, or as the
     /// item itself when its first blocks were not kept (`Err`).
     fn more_of(&mut self, item: ListItem) -> Result<usize, Role> {
-        while self.open.last().is_some_and(|top| top.depth > item.depth) {
-            self.open.pop();
-        }
-        match self.open.last() {
-            Some(top) if top.depth == item.depth && top.element == item.element => {
-                self.after_item = true;
-                Ok(top.column)
-            }
-            _ if self.begun.contains(&item.element) => Err(Role::Text),
-            _ => Err(Role::Item(item)),
+        match self.open_column(item.element) {
+            Some(column) => Ok(column),
+            None if self.begun.contains(&item.element) => Err(Role::Text),
+            None => Err(Role::Item(item)),
         }
     }
 
     /// The column of the text of the open item whose element is `element`, which more of it
-    /// goes at; the items nested in it are closed.
+    /// goes at; the items nested in it, above it in `open`, are closed.
     fn open_column(&mut self, element: u32) -> Option<usize> {
         let at = self.open.iter().rposition(|o| o.element == element)?;
         self.open.truncate(at + 1);
@@ -550,10 +544,10 @@ impl Lists {
         Some(self.open[at].column)
     }
 
-    /// Whether more of `item` goes at the column of its text ([`Lists::more_of`]).
-    fn is_open(&self, item: ListItem) -> bool {
-        let top = self.open.iter().rev().find(|o| o.depth <= item.depth);
-        top.is_some_and(|top| top.depth == item.depth && top.element == item.element)
+    /// Whether the item whose element is `element` is open: more of it goes at the column
+    /// of its text ([`Lists::open_column`]).
+    fn is_open(&self, element: u32) -> bool {
+        self.open.iter().any(|o| o.element == element)
     }
 
     /// Where an item goes: its indent, its marker, and how it follows the previous piece.
@@ -1226,7 +1220,18 @@ fn code_block(code: &str) -> String {
 /// [`code_block`] with `prefix` before every line but the first, which goes after a list
 /// marker or a quote's `> `.
 fn code_block_under(code: &str, prefix: &str) -> String {
-    code_block(code).replace('\n', &format!("\n{prefix}"))
+    lines_under(&code_block(code), prefix)
+}
+
+/// `text` with `prefix` before every line but the first.
+fn lines_under(text: &str, prefix: &str) -> String {
+    text.replace('\n', &format!("\n{prefix}"))
+}
+
+/// A new paragraph of a quote inside a list item, whose lines start with `indent` and `> `:
+/// a line of the quote with nothing else on it keeps it one quote.
+fn quote_goes_on(indent: &str, text: String) -> (String, Gap) {
+    (format!("{indent}>\n{text}"), Gap::Newline)
 }
 
 /// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, then for a page
