@@ -403,7 +403,10 @@ pub fn to_markdown(e: &Extraction) -> String {
         };
         if let Role::Item(item) = role {
             // The items that a list begins (`<li><ul><li>a</li></ul>b</li>`), when their own
-            // text comes below it: a browser draws their markers on this item's line.
+            // text comes below it: a browser draws their markers on this item's line. An item
+            // with no text at all draws none: editors nest a list that way, in an item whose
+            // marker they hide, under the item above (`<li>Wines:</li><li><ul>…`), and
+            // layouts wrap lists in items.
             let mut outer = Vec::new();
             let mut inner = item;
             while let Some(&o) = inner.in_item.and_then(|e| items.get(&e)) {
@@ -2090,6 +2093,28 @@ mod tests {
         );
         // When the item's own text is not kept, its marker is not drawn either.
         assert_eq!(markdown(page(false)), "- a\n- b\n\n2. two\n\n");
+    }
+
+    #[test]
+    fn a_list_in_an_item_without_text_goes_under_the_item_above() {
+        // `<ul><li>Regions:</li><li><ul><li>Napa</li><li>Sonoma</li></ul></li><li>Chile</li>
+        // </ul>`, as editors nest a list: the `ul` is element 1, its items 2, 3 and 7, the
+        // inner `ul` 4, its items 5 and 6.
+        let nested = |element| ListItem {
+            in_item: Some(3),
+            ..li(None, 2, 4, element)
+        };
+        let md = markdown(vec![
+            at(0, "Regions:", "li", Role::Item(li(None, 1, 1, 2)), true),
+            at(1, "Napa", "li", Role::Item(nested(5)), true),
+            at(2, "Sonoma", "li", Role::Item(nested(6)), true),
+            at(3, "Chile", "li", Role::Item(li(None, 1, 1, 7)), true),
+        ]);
+        assert_eq!(md, "- Regions:\n  - Napa\n  - Sonoma\n- Chile\n\n");
+        assert_eq!(
+            items_and_quotes(&md),
+            "(item Regions:;(item Napa;)(item Sonoma;))(item Chile;)"
+        );
     }
 
     #[test]

@@ -2290,7 +2290,8 @@ fn tables_and_quotes_inside_items_and_quotes_stay_in_them() {
                 <dl><dt>T</dt><dd><blockquote><p>p</p><ul><li>listed</li></ul></blockquote></dd>\
                 <dt>T2</dt></dl>\
                 <ul><li><table><tr><td>c1</td><td>d1</td></tr><tr><td>c2</td><td>d2</td></tr>\
-                </table></li></ul>";
+                </table></li></ul><p>Then.</p>\
+                <ul><li>Regions:</li><li><ul><li>Napa</li></ul></li><li>Chile</li></ul>";
     let md = stdout(&textsift(
         &["extract", "--threshold", "0", "--format", "markdown", "-"],
         Some(page.as_bytes()),
@@ -2318,14 +2319,18 @@ fn tables_and_quotes_inside_items_and_quotes_stay_in_them() {
          (item Item.;(quote q1;(table g1;h1;g2;h2;)q2;))(item Next.;)Apart.;\
          (quote (item in quote;))(item own;)\
          (item T;(quote p;)(item listed;))(item T2;)\
-         (table c1;d1;c2;d2;)",
+         (table c1;d1;c2;d2;)Then.;\
+         (item Regions:;(item Napa;))(item Chile;)",
         "{md}"
     );
     // A table that begins its item is laid out as the page's own.
     assert!(
-        md.ends_with("\n\n|  |  |\n| --- | --- |\n| c1 | d1 |\n| c2 | d2 |\n\n"),
+        md.contains("\n\n|  |  |\n| --- | --- |\n| c1 | d1 |\n| c2 | d2 |\n\nThen."),
         "{md}"
     );
+    // A list in an item without text of its own goes under the item above, as editors nest
+    // lists (hiding that item's marker).
+    assert!(md.ends_with("- Regions:\n  - Napa\n- Chile\n\n"), "{md}");
 }
 
 #[test]
