@@ -2088,11 +2088,11 @@ fn currency(c: char) -> bool {
 /// word going on in lower case (`<span class=dropcap>T</span>he`, `“T</span>he`), which is one
 /// word, not two.
 fn drop_cap(before: &str, after: &str) -> bool {
-    let mut letters = before
-        .trim_start_matches(['"', '\'', '“', '‘', '«', '„', '(', '['])
-        .chars();
-    matches!((letters.next(), letters.next()), (Some(c), None) if c.is_uppercase())
+    // Read from the end, so that a long text before an edge is not read again at each edge.
+    let mut back = before.chars().rev();
+    back.next().is_some_and(char::is_uppercase)
         && after.starts_with(char::is_lowercase)
+        && back.all(|c| matches!(c, '"' | '\'' | '“' | '‘' | '«' | '„' | '(' | '['))
 }
 
 /// Elements deeper than this are dropped (their text is kept) before parsing: the HTML tree

@@ -205,13 +205,34 @@ impl ClassTokens {
 }
 
 /// The class/id values of a block's element and its ancestors up to [`LEVELS`], nearest first
-/// (empty for elements without any).
+/// (empty for elements without any), at most [`VALUES_BUDGET`] bytes of them in all: a value
+/// past that is cut after its last whole token that fits, and the farther levels are left out.
 pub fn class_values(page: &Page, block: &crate::blocks::Block) -> Vec<String> {
-    page.ancestors(block.element)
-        .take(LEVELS)
-        .map(|e| e.tokens.to_string())
-        .collect()
+    let mut budget = VALUES_BUDGET;
+    let mut values = Vec::new();
+    for e in page.ancestors(block.element).take(LEVELS) {
+        let value: &str = &e.tokens;
+        if value.len() <= budget {
+            budget -= value.len();
+            values.push(value.to_string());
+            continue;
+        }
+        // The whole tokens that fit: up to the last space at or before the budget.
+        let fits = value.as_bytes()[..=budget]
+            .iter()
+            .rposition(|&b| b == b' ')
+            .unwrap_or(0);
+        values.push(value[..fits].to_string());
+        break;
+    }
+    values
 }
+
+/// Most bytes of class/id values that [`class_values`] gives a block. A site builder's
+/// `<body>` may carry thousands of bytes of classes, which every block's record would repeat
+/// (and a hostile page's element, thousands of its blocks); these are the nearest and most
+/// telling values, and more than the blocks of ordinary pages carry.
+pub const VALUES_BUDGET: usize = 4096;
 
 /// Log-odds that a block under a token is content, per token found on enough training sites.
 /// Sorted by key, so the model file is the same on every run.
@@ -548,6 +569,29 @@ mod tests {
         assert_eq!(k, [key("lead"), key("post"), key("entry")]);
         assert_eq!(l, [0, 1, 1]);
         assert_eq!(class_values(&a.page, &a.page.blocks[0])[0], "menu");
+    }
+
+    #[test]
+    fn class_values_stay_within_their_budget_nearest_first() {
+        // A site builder's `<body>` of long classes, a wrapper of more, and a paragraph's own.
+        let body: Vec<String> = (0..400).map(|i| format!("tweak-option-{i}")).collect();
+        let wrapper: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+        let page = format!(
+            "<body class='{}'><div class='{}'><p class='lead'>Text here.</p></div></body>",
+            body.join(" "),
+            wrapper.join(" ")
+        );
+        let a = crate::analyze(page.as_bytes(), Default::default()).unwrap();
+        let values = class_values(&a.page, &a.page.blocks[0]);
+        assert_eq!(values[..2], ["lead", wrapper.join(" ").as_str()]);
+        // The body's value is cut after its last whole token within the budget, and the
+        // levels above it are left out.
+        let used: usize = values[..2].iter().map(String::len).sum();
+        let room = VALUES_BUDGET - used;
+        let cut = &values[2];
+        assert!(cut.len() <= room && cut.len() + " tweak-option-999".len() > room);
+        assert!(body.join(" ").starts_with(&format!("{cut} ")));
+        assert_eq!(values.len(), 3);
     }
 
     /// Rows of `sites` sites, one block each, under the token "post" (content on the first

@@ -881,9 +881,18 @@ fn end_run<'a>(run: &mut Vec<(u32, u32, Filler<'a>)>, out: &mut Vec<Piece<'a>>) 
         rows.sort_unstable();
         rows.dedup();
         cells.retain(|c| matches!(c.2, Filler::Block(_)) || rows.binary_search(&c.0).is_ok());
-        cols = cells.iter().map(|c| c.1).collect();
-        cols.sort_unstable();
-        cols.dedup();
+        let mut with_marks: Vec<u32> = cells.iter().map(|c| c.1).collect();
+        with_marks.sort_unstable();
+        with_marks.dedup();
+        let places: Vec<(u32, u32)> = cells.iter().map(|c| (c.0, c.1)).collect();
+        if is_grid(&places, &with_marks) {
+            cols = with_marks;
+        } else {
+            // Marks in columns of their own would make a sparse grid (a hostile table's marks
+            // each in a column further right would cost rows × columns): only those in the
+            // kept cells' columns stay.
+            cells.retain(|c| cols.binary_search(&c.1).is_ok());
+        }
         out.push(Piece::Table(Grid { cells, cols }));
     } else {
         out.extend(cells.into_iter().filter_map(|c| match c.2 {
@@ -1026,15 +1035,18 @@ fn md_escape(text: &str, line_start: bool) -> String {
                 let after = text[i + run..].chars().next();
                 let in_word = before.is_some_and(char::is_alphanumeric)
                     && after.is_some_and(char::is_alphanumeric);
-                if in_word {
-                    out.push_str(&text[i..i + run]);
-                    for _ in 1..run {
-                        chars.next();
+                // Each is escaped outside a word, none inside one; the run is read once.
+                for _ in 0..run {
+                    if !in_word {
+                        out.push('\\');
                     }
-                    before = Some('_');
-                    continue;
+                    out.push('_');
                 }
-                true
+                for _ in 1..run {
+                    chars.next();
+                }
+                before = Some('_');
+                continue;
             }
             '\\' => next.is_none_or(|n| n.is_ascii_punctuation()),
             // Only an ASCII letter, `/`, `!` or `?` after it opens a tag, a comment or an

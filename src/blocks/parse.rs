@@ -1536,18 +1536,22 @@ fn slim_with(html: &str, max_attributes: usize, short_names: bool, links: bool) 
             left_as_is = true;
             break;
         }
-        let end = raw_text_end(b, i, name).unwrap_or(n);
         if foreign {
             // In SVG or MathML, scripts and styles hold markup, not text: it is scanned as
-            // markup, and only text without a tag (the same either way) is dropped.
-            let text = !self_closing && memchr::memchr(b'<', &b[i..end]).is_none();
-            if (script || style) && end > i && text {
-                out.push(' ');
-                copied = end;
-                i = end;
+            // markup, and only text without a tag (the same either way) is dropped, when the
+            // next tag is their end tag. Only up to that next tag is read, so that markup
+            // of many such elements is read once.
+            if (script || style) && !self_closing {
+                let end = memchr::memchr(b'<', &b[i..]).map_or(n, |k| i + k);
+                if end > i && (end == n || is_end_tag(b, end, name)) {
+                    out.push(' ');
+                    copied = end;
+                    i = end;
+                }
             }
             continue;
         }
+        let end = raw_text_end(b, i, name).unwrap_or(n);
         if (script || style) && end > i {
             out.push(' ');
             copied = end;

@@ -331,6 +331,54 @@ fn thousands_of_links_in_one_block() {
     check(&e);
 }
 
+/// Text and markup that once cost time or memory quadratic in their size: a run of
+/// underscores in Markdown, a text that opens with many brackets before many inline edges,
+/// self-closing styles in SVG, and marks (`✓`) each in a column further right in a table.
+#[test]
+fn runs_brackets_svg_styles_and_marks_cost_linear_time() {
+    let prose = "The committee reviewed the annual budget in detail on Monday. ".repeat(5);
+    let page = format!(
+        "<article><h1>Notes</h1><p>{prose}</p><p>{prose} _{} {prose}</p><p>{prose}</p></article>",
+        "_".repeat(800_000)
+    );
+    let e = within(20, "a run of underscores", || extract(page.as_bytes())).unwrap();
+    let md = textsift::output::to_markdown(&e);
+    assert!(md.contains(&format!(" {} ", "\\_".repeat(800_001))));
+    let page = format!(
+        "<p>{}x{}</p>",
+        "(".repeat(800_000),
+        "<span>a</span>".repeat(80_000)
+    );
+    let e = within(20, "brackets before edges", || extract(page.as_bytes())).unwrap();
+    assert_eq!(e.blocks.len(), 1);
+    assert!(e.blocks[0]
+        .text
+        .ends_with(&format!("(x{}", " a".repeat(80_000))));
+    let page = format!(
+        "<p>{prose}</p><svg>{}</svg><p>{prose}</p>",
+        "<style/><![CDATA[</q>]]>".repeat(40_000)
+    );
+    let e = within(20, "styles in SVG", || extract(page.as_bytes())).unwrap();
+    assert_eq!(all_text(&e), format!("{p}\n{p}", p = prose.trim_end()));
+    // Row r has a mark past r empty columns: 3,000 rows would make a grid of 3,000 × 3,000.
+    let rows: String = (0..3000)
+        .map(|r| {
+            format!(
+                "<tr><td>Budget item {r} reviewed</td><td>Report value {r} approved</td>\
+                 <td colspan={}></td><td>&#10003;</td></tr>",
+                r + 1
+            )
+        })
+        .collect();
+    let page = format!("<article><h1>Budget</h1><p>{prose}</p><table>{rows}</table></article>");
+    let e = within(20, "marks in columns of their own", || {
+        extract(page.as_bytes())
+    })
+    .unwrap();
+    let md = textsift::output::to_markdown(&e);
+    assert!(md.len() < 2 * page.len(), "{} bytes of Markdown", md.len());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bytes and encodings
 
