@@ -168,7 +168,8 @@ struct Body {
 
 /// Read a record's block of `len` bytes, keeping the first `keep` of them, and holding the
 /// bytes from where a record seems to start inside it (at most `hold` of them, [`Body`]).
-fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64) -> Body {
+/// `left`, when known, is what the stream holds before its end.
+fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64, left: Option<u64>) -> Body {
     let mut body = Body {
         kept: Vec::new(),
         got: 0,
@@ -177,6 +178,32 @@ fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64) -> Body {
     };
     // The last bytes read, for a record start that straddles two reads.
     let mut carry: Vec<u8> = Vec::with_capacity(2 * RECORD_START_CARRY);
+    if let Some(left) = left.filter(|&left| left < len) {
+        // The block runs past the stream's end, whose rest is held to be read again: reading
+        // goes on at the first record start inside the block, where the stream is left, so
+        // that records whose lengths all run past the end read the rest once, not each.
+        body.got = left;
+        while let Ok(buf) = r.fill_buf() {
+            if buf.is_empty() {
+                break;
+            }
+            let n = buf.len();
+            if let Some(at) = record_start(&carry, buf) {
+                body.replay = Some(match at.checked_sub(carry.len()) {
+                    Some(at) => {
+                        r.consume(at);
+                        Vec::new()
+                    }
+                    None => carry[at..].to_vec(),
+                });
+                return body;
+            }
+            carry.extend_from_slice(&buf[n.saturating_sub(RECORD_START_CARRY)..]);
+            carry.drain(..carry.len().saturating_sub(RECORD_START_CARRY));
+            r.consume(n);
+        }
+        return body;
+    }
     while body.got < len {
         let buf = match r.fill_buf() {
             Ok(buf) if !buf.is_empty() => buf,
@@ -299,6 +326,7 @@ pub(super) fn warc_pages(
     let mut stream = Replay {
         bytes: Vec::new(),
         at: 0,
+        ended: false,
         inner: stream,
     };
     let mut n = 0usize;
@@ -343,13 +371,19 @@ struct Replay {
     bytes: Vec<u8>,
     /// How much of `bytes` has been read.
     at: usize,
+    /// The inner stream has ended: `bytes` hold the rest.
+    ended: bool,
     inner: Box<dyn BufRead + Send>,
 }
 
 impl Replay {
     /// Read `bytes` next: they were read from this stream, after what is left to read again
-    /// (a block holds only bytes read after its header), so they go before it.
+    /// (a block holds only bytes read after its header), so they go before it. None: read
+    /// on from where the stream stands.
     fn replay(&mut self, bytes: Vec<u8>) {
+        if bytes.is_empty() {
+            return;
+        }
         let left = &self.bytes[self.at..];
         self.bytes = if left.is_empty() {
             bytes
@@ -357,6 +391,14 @@ impl Replay {
             [&bytes[..], left].concat()
         };
         self.at = 0;
+    }
+}
+
+impl Replay {
+    /// What the stream holds before its end, when its end has been read.
+    fn left(&self) -> Option<u64> {
+        self.ended
+            .then(|| (self.bytes.len() - self.at.min(self.bytes.len())) as u64)
     }
 }
 
@@ -375,7 +417,9 @@ impl BufRead for Replay {
         if self.at < self.bytes.len() {
             return Ok(&self.bytes[self.at..]);
         }
-        self.inner.fill_buf()
+        let buf = self.inner.fill_buf()?;
+        self.ended = buf.is_empty();
+        Ok(buf)
     }
 
     fn consume(&mut self, n: usize) {
@@ -404,7 +448,7 @@ enum Record {
 
 /// The next record of a WARC stream; an error for a record that does not hold together.
 /// `place` names a record that has no target URI.
-fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<Record> {
+fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Record> {
     let Some(WarcHeader {
         kind,
         uri,
@@ -434,12 +478,13 @@ fn warc_record(stream: &mut dyn BufRead, max_bytes: u64, place: &str) -> Result<
         (true, true) if response => HTTP_HEADER_ALLOWANCE,
         (true, true) => 0,
     };
+    let left = stream.left();
     let Body {
         kept: body,
         got,
         replay,
         failed,
-    } = warc_body(stream, len, keep, bound);
+    } = warc_body(stream, len, keep, bound, left);
     let read_error = |e| stream_error(e, |e| Error::Record(format!("bad WARC record: {e}")));
     // A record that would have been a page is named as its page would be, with its record
     // id, so that a failure joins back to the crawl; another by its place.
@@ -841,7 +886,7 @@ mod tests {
         for capacity in 1..=block.len() {
             let read = |keep, hold| {
                 let mut r = std::io::BufReader::with_capacity(capacity, &block[..]);
-                warc_body(&mut r, len, keep, hold)
+                warc_body(&mut r, len, keep, hold, None)
             };
             let body = read(5, 1000);
             assert_eq!((&body.kept[..], body.got), (&b"HTTP/"[..], len));
@@ -857,6 +902,6 @@ mod tests {
         }
         // A block that ends early says how much there was.
         let mut r = std::io::BufReader::with_capacity(4, &block[..]);
-        assert_eq!(warc_body(&mut r, len + 10, len + 10, 1000).got, len);
+        assert_eq!(warc_body(&mut r, len + 10, len + 10, 1000, None).got, len);
     }
 }

@@ -771,6 +771,39 @@ fn http(page: &str) -> Vec<u8> {
     format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{page}").into_bytes()
 }
 
+/// Records whose lengths all run past the end of the file: each is reported and reading
+/// goes on at the record inside it, which once read (and copied) the rest of the file for
+/// every record.
+#[test]
+fn warc_records_whose_lengths_all_run_past_the_end_are_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lying.warc");
+    let body = http("<title>T</title><p>Some words of a page.</p>");
+    let records = 60_000;
+    let file: Vec<u8> = (0..records)
+        .flat_map(|i| {
+            let uri = format!("https://a.example/{i}");
+            warc_record("response", &uri, &body, Some(1 << 24))
+        })
+        .collect();
+    std::fs::write(&path, file).unwrap();
+    let got = within(20, "60,000 lying records", || items(&path, 1 << 24));
+    assert_eq!(got.len(), records);
+    assert!(got.iter().all(|i| i.bytes.is_err()));
+    let msg = error_of(&got[0]);
+    assert!(
+        msg.contains("the file ends after") && msg.contains("reading on at a record"),
+        "{msg}"
+    );
+    // The last one ends the file, with no record inside it.
+    let msg = error_of(&got[records - 1]);
+    assert!(!msg.contains("reading on"), "{msg}");
+    assert_eq!(
+        got[records - 1].source,
+        format!("https://a.example/{}", records - 1)
+    );
+}
+
 #[test]
 fn warc_records_without_a_page_are_passed_over_and_chunked_bodies_joined() {
     let dir = tempfile::tempdir().unwrap();
