@@ -1,7 +1,7 @@
 //! Annotations in, labelled blocks out.
 //!
 //! Three formats are read:
-//! 1. a WCXB-style folder, `html/ID.html[.gz]` with `ground-truth/ID.json`
+//! 1. a WCXB-style folder, `html/ID.html[.gz|.zst]` with `ground-truth/ID.json`
 //!    (`ground_truth.main_content`, `url`, `_internal.page_type.primary`);
 //! 2. a JSON Lines manifest, one page per line:
 //!    `{"id", "html" | "html_path", "text", "url"?, "group"?, "page_type"?}`
@@ -219,8 +219,25 @@ fn non_empty_lines(path: &Path) -> Result<Vec<(usize, String)>> {
     Ok(lines)
 }
 
+/// The error of line `n` of a JSON Lines file, which JSON read as a document of one line:
+/// its column, not the parser's "line 1".
+fn line_error(path: &Path, n: usize, e: &serde_json::Error) -> Error {
+    let message = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    let what = message.strip_suffix(&at).unwrap_or(&message);
+    let column = if e.column() > 0 {
+        format!(" (column {})", e.column())
+    } else {
+        String::new()
+    };
+    Error::Annotation(format!("{}:{n}: {what}{column}", path.display()))
+}
+
 /// Read annotated pages from a path: a WCXB-style folder, a JSON Lines manifest, or block
 /// records. Pages that cannot be read are returned as errors with their id, not dropped silently.
+/// A block is labelled content when at least `min_aligned` of its words align with the gold
+/// text ([`crate::train::LabelRecipe::min_aligned`]); `max_bytes` bounds each page, as
+/// [`crate::input::DEFAULT_MAX_BYTES`] does for extraction.
 pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
     if path.is_dir() {
         let gold = read_wcxb(path)?
@@ -245,9 +262,15 @@ pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
             path.display()
         )));
     }
-    let is_blocks = lines
-        .first()
-        .is_some_and(|(_, l)| l.contains("\"features\""));
+    // Block records have a `features` object of their own; a manifest's record may hold the
+    // word anywhere else (an id, a gold text).
+    let is_blocks = lines.first().is_some_and(|(_, l)| {
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            features: Option<serde::de::IgnoredAny>,
+        }
+        serde_json::from_str::<Probe>(l).is_ok_and(|p| p.features.is_some())
+    });
     if is_blocks {
         Ok((read_block_records(path, &lines)?, Vec::new()))
     } else {
@@ -266,14 +289,14 @@ pub struct WcxbPage {
     pub group: String,
     /// `_internal.page_type.primary` ("category" read as "collection").
     pub page_type: Option<String>,
-    /// Its HTML file (`html/ID.html.gz`, `.html` or `.htm`).
+    /// Its HTML file (`html/ID.html.gz`, `.html.zst`, `.html` or `.htm`).
     pub html: PathBuf,
     /// `ground_truth.main_content` ("" when missing, as WCXB's `evaluate.py` scores it).
     pub gold: String,
 }
 
 /// The names a WCXB-style folder's page files end with, in the order they are looked for.
-const PAGE_EXTENSIONS: [&str; 3] = [".html.gz", ".html", ".htm"];
+const PAGE_EXTENSIONS: [&str; 4] = [".html.gz", ".html.zst", ".html", ".htm"];
 
 /// The ids of the page files in a WCXB-style folder's `html/` that have no ground truth (not
 /// among `known`, the ids read), sorted: pages that training passes over.
@@ -298,7 +321,7 @@ pub fn pages_without_ground_truth(
     alone
 }
 
-/// The pages of a WCXB-style folder (`DIR/ground-truth/ID.json`, `DIR/html/ID.html[.gz]`), in
+/// The pages of a WCXB-style folder (`DIR/ground-truth/ID.json`, `DIR/html/ID.html[.gz|.zst]`), in
 /// id order, as training reads them.
 pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
     let gt_dir = dir.join("ground-truth");
@@ -409,8 +432,7 @@ fn read_manifest(path: &Path, base: &Path, lines: &[(usize, String)]) -> Result<
     // Each id names one page in messages, reports and per-page scores.
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (n, line) in lines {
-        let e: Entry = serde_json::from_str(line)
-            .map_err(|err| Error::Annotation(format!("{}:{n}: {err}", path.display())))?;
+        let e: Entry = serde_json::from_str(line).map_err(|err| line_error(path, *n, &err))?;
         let id = match e.id {
             Some(serde_json::Value::String(s)) => s,
             Some(v) => v.to_string(),
@@ -423,7 +445,13 @@ fn read_manifest(path: &Path, base: &Path, lines: &[(usize, String)]) -> Result<
             )));
         }
         let html = match (e.html, e.html_path) {
-            (Some(h), _) => HtmlSource::Inline(h),
+            (Some(_), Some(_)) => {
+                return Err(Error::Annotation(format!(
+                    "{}:{n}: a page has `html` or `html_path`, not both",
+                    path.display()
+                )))
+            }
+            (Some(h), None) => HtmlSource::Inline(h),
             (None, Some(p)) => HtmlSource::File(base.join(p)),
             (None, None) => {
                 return Err(Error::Annotation(format!(
@@ -505,8 +533,7 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
     // each fetch is a page of its own.
     let mut record = None;
     for (n, line) in lines {
-        let rec: BlockRecord = serde_json::from_str(line)
-            .map_err(|e| Error::Annotation(format!("{}:{n}: {e}", path.display())))?;
+        let rec: BlockRecord = serde_json::from_str(line).map_err(|e| line_error(path, *n, &e))?;
         let Some(label) = rec.label else {
             return Err(Error::Annotation(format!(
                 "{}:{n}: block {} of {} has no `label` (set it to \"content\" or \"boilerplate\")",
@@ -599,8 +626,8 @@ impl EarlierLabels {
     pub fn load(path: &Path) -> Result<EarlierLabels> {
         let mut out = EarlierLabels::default();
         for (n, line) in non_empty_lines(path)? {
-            let rec: LabelOnly = serde_json::from_str(&line)
-                .map_err(|e| Error::Annotation(format!("{}:{n}: {e}", path.display())))?;
+            let rec: LabelOnly =
+                serde_json::from_str(&line).map_err(|e| line_error(path, n, &e))?;
             out.pages
                 .entry((rec.source, rec.warc_record_id))
                 .or_default()
@@ -697,6 +724,49 @@ mod tests {
         std::fs::remove_file(dev.join("ground-truth/0002.json")).unwrap();
         let err = read_wcxb(&dev).unwrap_err().to_string();
         assert!(err.contains("has no .json ground-truth files"), "{err}");
+    }
+
+    #[test]
+    fn manifests_block_records_and_zstd_pages_are_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pages.jsonl");
+        let load_lines = |lines: &str| {
+            std::fs::write(&path, lines).unwrap();
+            load(&path, 0.5, 1 << 20)
+        };
+        // A page whose id and gold text say "features" is a page, not a block record.
+        let page = r#"{"id": "features", "html": "<p>Our features</p>", "text": "\"features\""}"#;
+        let (pages, _) = load_lines(page).unwrap();
+        assert_eq!((pages.len(), pages[0].id.as_str()), (1, "features"));
+        // A page given both ways is refused, not read one way.
+        std::fs::write(dir.path().join("a.html"), "<p>Text</p>").unwrap();
+        let both = r#"{"id": "a", "html": "<p>Text</p>", "html_path": "a.html", "text": "Text"}"#;
+        let err = load_lines(both).unwrap_err().to_string();
+        assert!(err.ends_with("pages.jsonl:1: a page has `html` or `html_path`, not both"));
+        // A line's error gives its column, not the parser's line of a one-line document.
+        let bogus = r#"{"id": "b", "html": "<p>x</p>", "text": "x", "bogus": 1}"#;
+        let err = load_lines(&format!("{page}\n{bogus}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("pages.jsonl:2: unknown field `bogus`"),
+            "{err}"
+        );
+        assert!(
+            err.ends_with("(column 52)") && !err.contains("at line"),
+            "{err}"
+        );
+        // A WCXB-style folder's page may be kept as zstd.
+        let dev = dir.path().join("dev");
+        std::fs::create_dir_all(dev.join("ground-truth")).unwrap();
+        std::fs::create_dir_all(dev.join("html")).unwrap();
+        let gt = serde_json::json!({"ground_truth": {"main_content": "Gold words"}});
+        std::fs::write(dev.join("ground-truth/0001.json"), gt.to_string()).unwrap();
+        let zst = zstd::encode_all(&b"<p>Gold words</p><p>Menu</p>"[..], 3).unwrap();
+        std::fs::write(dev.join("html/0001.html.zst"), zst).unwrap();
+        let (pages, _) = load(&dev, 0.5, 1 << 20).unwrap();
+        assert_eq!(pages[0].texts, ["Gold words", "Menu"]);
+        assert_eq!(pages[0].labels, [true, false]);
     }
 
     #[test]

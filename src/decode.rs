@@ -97,10 +97,12 @@ impl Favor {
         if self == Favor::Balance || matches!(decoder, Decoder::ExpectedF1 { .. }) {
             return Ok(());
         }
+        // `--threshold` alone picks the threshold decoder: the decoder is named with it.
+        let name = decoder.name();
         Err(Error::Config(format!(
-            "favouring precision or recall needs the expected_f1 decoder, not {}; move its \
-             threshold instead",
-            decoder.name()
+            "favouring precision or recall needs the expected_f1 decoder, not {name}; move its \
+             threshold instead (--decoder {name} --threshold T, or the decoder's own threshold \
+             in the library)"
         )))
     }
 

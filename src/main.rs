@@ -64,7 +64,7 @@ enum Command {
 }
 
 const TRAIN_EXAMPLE: &str = r#"Annotations (--data, repeatable):
-  DIR           a WCXB-style folder: DIR/html/ID.html[.gz] and DIR/ground-truth/ID.json
+  DIR           a WCXB-style folder: DIR/html/ID.html[.gz|.zst] and DIR/ground-truth/ID.json
   FILE.jsonl    pages with gold text: {"id", "html" or "html_path", "text", "url"?, "page_type"?}
   FILE.jsonl    or `textsift blocks` output with a "label" on every block (content/boilerplate)
                 (either also gzip- or zstd-compressed, as FILE.jsonl.gz or FILE.jsonl.zst)
@@ -1017,7 +1017,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     )?;
     if let Some(path) = &args.labels {
         let (carried, unlabeled) = (carried.into_inner(), unlabeled.into_inner());
-        let blocks = |n: usize| format!("{n} block{}", if n == 1 { "" } else { "s" });
+        let blocks = |n: usize| counted(n, "block");
         let unknown = match unknown.into_inner() {
             0 => String::new(),
             1 => format!("; 1 page is not in {} under its source", path.display()),
@@ -1264,6 +1264,21 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
     if pages.is_empty() {
         anyhow::bail!("no annotated pages could be read");
     }
+    // A page given twice (by two sources, or block records of one page apart) weighs double,
+    // and may be in both train and test.
+    let mut seen = std::collections::HashSet::new();
+    let mut twice = std::collections::BTreeSet::new();
+    for p in &pages {
+        if !seen.insert(p.id.as_str()) {
+            twice.insert(p.id.as_str());
+        }
+    }
+    let twice: Vec<&str> = twice.into_iter().collect();
+    note_pages(
+        None,
+        &twice,
+        "named twice or more (the same page given twice, or block records of one page apart?)",
+    );
     Ok((pages, skipped))
 }
 
@@ -1344,6 +1359,14 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             "--cv-only needs cross-validation, which --folds 0 (or the recipe's cv.folds = 0) skips",
         );
     }
+    if args.oof.is_some() && recipe.cv.folds == 0 {
+        usage_error(
+            "train",
+            clap::error::ErrorKind::ArgumentConflict,
+            "--oof writes the scores of cross-validation, which --folds 0 (or the recipe's \
+             cv.folds = 0) skips",
+        );
+    }
 
     check_data_stdin(&args.data, "train");
     let outputs: Vec<(&str, &PathBuf)> = [
@@ -1381,9 +1404,9 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let blocks: usize = pages.iter().map(|p| p.labels.len()).sum();
     let oracle = train::oracle(&pages);
     report!(
-        "textsift: {} pages, {} blocks loaded in {:.1} s; oracle word F1 {:.4}",
-        pages.len(),
-        blocks,
+        "textsift: {}, {} loaded in {:.1} s; oracle word F1 {:.4}",
+        counted(pages.len(), "page"),
+        counted(blocks, "block"),
         t0.elapsed().as_secs_f64(),
         oracle.overall().f1
     );
@@ -1564,6 +1587,11 @@ struct PageScores<'a> {
     oracle_f1: f64,
     oracle_precision: f64,
     oracle_recall: f64,
+}
+
+/// `n` and a noun, in the plural unless `n` is 1 (`1 page`, `3 pages`).
+fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// The exit code once pages were skipped (named as they were): 1, as for a page that failed

@@ -62,13 +62,16 @@ impl<'de> Deserialize<'de> for FeatureValues {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FeatureValues, A::Error> {
                 let mut values = vec![f32::NAN; N_FEATURES];
-                while let Some((name, value)) = map.next_entry::<String, f32>()? {
+                while let Some(name) = map.next_key::<String>()? {
                     let Some(i) = SCHEMA.iter().position(|d| d.name == name) else {
                         return Err(serde::de::Error::custom(format!(
                             "unknown feature `{name}` (the records come from another feature schema; recompute them with this version's `textsift blocks`)"
                         )));
                     };
-                    values[i] = value;
+                    // A bad value names its feature.
+                    values[i] = map
+                        .next_value::<f32>()
+                        .map_err(|e| serde::de::Error::custom(format!("feature `{name}`: {e}")))?;
                 }
                 if let Some(i) = values.iter().position(|v| v.is_nan()) {
                     return Err(serde::de::Error::custom(format!(
@@ -2561,6 +2564,15 @@ mod tests {
             err.to_string().contains("`anchor_words` is missing"),
             "{err}"
         );
+        // A bad value names its feature.
+        for value in ["null", "1e50", "\"5\""] {
+            let bad = line.replace("\"anchor_words\":1.0", &format!("\"anchor_words\":{value}"));
+            let err = serde_json::from_str::<BlockRecord>(&bad).unwrap_err();
+            assert!(
+                err.to_string().starts_with("feature `anchor_words`: "),
+                "{err}"
+            );
+        }
         // A block of a WARC record names the record after the source.
         let warc = BlockRecord {
             warc_record_id: Some("<urn:uuid:1>".into()),

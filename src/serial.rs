@@ -100,8 +100,14 @@ fn frame(bytes: &[u8]) -> Result<(u64, &[u8], &[u8])> {
     }
     let version = le_u32(&bytes[8..]);
     if version != FORMAT_VERSION {
+        // An older file is retrained; a newer one was written by a newer textsift.
+        let fix = if version < FORMAT_VERSION {
+            "retrain the model with this version"
+        } else {
+            "read it with the newer textsift that wrote it, or retrain the model with this one"
+        };
         return Err(Error::Model(format!(
-            "model file format version {version}, this textsift reads version {FORMAT_VERSION}: retrain the model with this version"
+            "model file format version {version}, this textsift reads version {FORMAT_VERSION}: {fix}"
         )));
     }
     if bytes.len() < FIXED {

@@ -121,7 +121,8 @@ impl Default for LabelRecipe {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CvRecipe {
-    /// Folds, grouped by domain (0 or 1: no cross-validation).
+    /// Folds, grouped by domain (0: no cross-validation; 1 is refused, as it leaves nothing
+    /// to test on).
     pub folds: usize,
     /// Candidate score thresholds; the one with the best cross-validated word F1 is stored in
     /// the model.
@@ -478,7 +479,9 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     // sites than folds give one site to a fold.
     if pages.len() < 2 {
         return Err(Error::Config(
-            "cross-validation needs at least 2 pages; train on one with --folds 0".into(),
+            "cross-validation needs at least 2 pages; train on one without it (--folds 0, or \
+             cv.folds = 0 in the recipe)"
+                .into(),
         ));
     }
     let by_page = one_site(pages);
@@ -694,7 +697,24 @@ fn placeholder_info(recipe: &Recipe) -> ModelInfo {
 }
 
 /// Train the final model on all pages, with the decoding that `cv` chose (without one, the
-/// model decodes with [`Decoding::WITHOUT_CV`]).
+/// model decodes with [`Decoding::WITHOUT_CV`]). `data` names the training data and `date`
+/// the day of training (`YYYY-MM-DD`, [`today`]), both recorded in the model's metadata.
+///
+/// ```no_run
+/// use textsift::train::{self, Recipe};
+/// # fn main() -> textsift::Result<()> {
+/// let recipe = Recipe::default();
+/// let path = std::path::Path::new("manifest.jsonl"); // or a WCXB-style folder, or block records
+/// let max_bytes = textsift::input::DEFAULT_MAX_BYTES;
+/// let (pages, _unread) = textsift::annotate::load(path, recipe.labels.min_aligned, max_bytes)?;
+/// let cv = train::cross_validate(&pages, &recipe)?;
+/// let data = vec![path.display().to_string()];
+/// let model = train::train_final(&pages, &recipe, data, Some(&cv), train::today()?)?;
+/// model.save("mine.tsm")?;
+/// let extractor = textsift::Extractor::from_model_file("mine.tsm")?;
+/// # Ok(())
+/// # }
+/// ```
 pub fn train_final(
     pages: &[LabeledPage],
     recipe: &Recipe,

@@ -122,14 +122,26 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
         }
         // Read as a record, though without its page: named, with its URL and the fields
         // passed through, as a record with a page is.
-        Ok(RecordParts { id, url, kept, .. }) => Item {
-            url: url.clone(),
-            fields: kept_fields(keys, &kept),
-            ..Item::new(
-                record_name(id, url).unwrap_or(place),
-                Err(not_a_record(keys, format!("missing field `{}`", keys.html))),
-            )
-        },
+        Ok(RecordParts { id, url, kept, .. }) => {
+            // A training manifest names its pages' files, which only training reads.
+            let hint = if memchr::memmem::find(line, b"\"html_path\"").is_some() {
+                " (a training manifest's `html_path` is read by train and eval; name the page \
+                 files themselves here)"
+            } else {
+                ""
+            };
+            Item {
+                url: url.clone(),
+                fields: kept_fields(keys, &kept),
+                ..Item::new(
+                    record_name(id, url).unwrap_or(place),
+                    Err(not_a_record(
+                        keys,
+                        format!("missing field `{}`{hint}", keys.html),
+                    )),
+                )
+            }
+        }
         Err(e) => Item::new(
             // The record's name alone, read again without its page, so that the report
             // names the record.
@@ -598,6 +610,12 @@ mod tests {
             ),
             "{err}"
         );
+        // A training manifest's record names its page's file: said so.
+        let manifest = Reading::new(1 << 20);
+        let (_, _, err) = record(r#"{"id": "m", "html_path": "a.html"}"#, &manifest);
+        assert!(err.unwrap_err().contains(
+            "missing field `html` (a training manifest's `html_path` is read by train and eval"
+        ));
         // A field named twice takes its last value, as Python's `json` reads it.
         assert_eq!(
             record(

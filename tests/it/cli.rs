@@ -498,6 +498,7 @@ fn usage_errors_exit_two() {
         &["train", "--data", ".", "--trees", "0"],
         &["train", "--data", ".", "--folds", "1"],
         &["train", "--data", ".", "--folds", "0", "--cv-only"],
+        &["train", "--data", ".", "--folds", "0", "--oof", "oof.jsonl"],
         &["train", "--data", ".", "--kind", "gbm"],
         &["train", "--data", ".", "--weighting", "word"],
         &["train", "--data", ".", "--stages", "9"],

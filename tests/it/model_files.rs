@@ -181,6 +181,12 @@ fn other_format_versions_and_feature_schemas_are_refused() {
         let msg = refusal(&other);
         assert!(msg.contains(&format!("format version {version}")), "{msg}");
         assert!(msg.contains("retrain"), "{msg}");
+        // A newer file was written by a newer textsift, which reads it.
+        assert_eq!(
+            msg.contains("the newer textsift that wrote it"),
+            version > FORMAT_VERSION,
+            "{msg}"
+        );
     }
     let mut stale = SHIPPED.to_vec();
     stale[12] ^= 0x10;
