@@ -1487,10 +1487,14 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let final_s = t2.elapsed().as_secs_f64();
     let bytes = model.to_bytes()?;
     std::fs::write(&args.out, &bytes).map_err(cannot_write(&args.out))?;
+    // A small model's size in kilobytes, rather than 0.00 MB.
+    let size = match bytes.len() {
+        n if n < 100_000 => format!("{:.1} kB", n as f64 / 1e3),
+        n => format!("{:.2} MB", n as f64 / 1e6),
+    };
     report!(
-        "textsift: wrote {} ({:.2} MB, {} tree{}) after {:.0} s",
+        "textsift: wrote {} ({size}, {} tree{}) after {:.0} s",
         args.out.display(),
-        bytes.len() as f64 / 1e6,
         model.n_trees(),
         if model.n_trees() == 1 { "" } else { "s" },
         t0.elapsed().as_secs_f64()

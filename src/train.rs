@@ -854,11 +854,14 @@ pub fn report_markdown(r: &ReportInputs) -> String {
             copies.iter().map(|(_, c)| c.labels.len()).sum::<usize>()
         );
     }
+    let cv_time = match r.cv {
+        Some(_) => format!("{:.0} s cross-validation", r.seconds.1),
+        None => "no cross-validation".to_string(),
+    };
     let _ = writeln!(
         s,
-        "Time: {:.0} s loading and labelling, {:.0} s cross-validation, {:.0} s final training. Peak memory: {}.\n",
+        "Time: {:.0} s loading and labelling, {cv_time}, {:.0} s final training. Peak memory: {}.\n",
         r.seconds.0,
-        r.seconds.1,
         r.seconds.2,
         r.peak_rss_mb.map_or("unknown".into(), |m| format!("{m:.0} MB"))
     );

@@ -1225,9 +1225,38 @@ fn a_model_date_fixed_by_source_date_epoch_is_written_or_refused() {
         "textsift: invalid setting: SOURCE_DATE_EPOCH must be a Unix time in seconds, not \"1 day\"\n"
     );
     assert!(!std::path::Path::new(model).exists());
-    assert_eq!(train("86400").status.code(), Some(0));
+    let out = train("86400");
+    assert_eq!(out.status.code(), Some(0));
+    // A small model's size in kilobytes; a page is one page.
+    let err = stderr(&out);
+    assert!(err.contains("textsift: 1 page, "), "{err}");
+    assert!(err.contains(" kB, 1 tree) after "), "{err}");
     let info = stdout(&textsift(&["model-info", model], None));
     assert!(info.contains("trained: 1970-01-02 "), "{info}");
+    // The report of a run without cross-validation says so.
+    let report = dir.path().join("r.md");
+    let out = textsift(
+        &[
+            "train",
+            "--data",
+            data,
+            "--folds",
+            "0",
+            "--trees",
+            "1",
+            "--out",
+            model,
+            "--report",
+            path_str(&report),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        report.contains(" s loading and labelling, no cross-validation, "),
+        "{report}"
+    );
 }
 
 #[test]
