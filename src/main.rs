@@ -1432,6 +1432,16 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
              empty or match no block's words), so the model learns to keep nothing"
         );
     }
+    // A tree splits only rows of at least twice `min_samples_leaf`: on a few pages, a fold's
+    // trees may not split at all, and keep or drop every block.
+    let leaf = recipe.model.min_samples_leaf;
+    if blocks < 10 * leaf {
+        report!(
+            "textsift: note: {} for min_samples_leaf = {leaf}: trees may hardly split (lower \
+             it with --min-samples-leaf, or add pages)",
+            counted(blocks, "block")
+        );
+    }
     let load_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     // The tables on standard output are for reading: a reader that stops early (`| head`)
