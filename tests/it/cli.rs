@@ -1232,7 +1232,10 @@ fn a_model_date_fixed_by_source_date_epoch_is_written_or_refused() {
     assert!(err.contains("textsift: 1 page, "), "{err}");
     assert!(err.contains(" kB, 1 tree) after "), "{err}");
     // So few blocks that the recipe's leaves are too large for them: said.
-    assert!(err.contains("for min_samples_leaf = 20: trees may hardly split"), "{err}");
+    assert!(
+        err.contains("for min_samples_leaf = 20: trees may hardly split"),
+        "{err}"
+    );
     let info = stdout(&textsift(&["model-info", model], None));
     assert!(info.contains("trained: 1970-01-02 "), "{info}");
     // The report of a run without cross-validation says so.
