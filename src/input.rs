@@ -202,11 +202,13 @@ const MAX_LIST_ENTRY: usize = 64 * 1024;
 /// down the pipe (`find … |`) is still writing it. The list is a file or standard input,
 /// gzip or zstd compressed or not, holding one input per line, or inputs separated by NUL
 /// bytes as `find -print0` writes them: the first separator found, a line feed or a NUL,
-/// decides which. Empty entries are passed over, and a line's ending `\r` is not part of its
+/// decides which (but for a first path holding a line break: NULs as many as line feeds in
+/// the bytes first read decide for NUL). Empty entries are passed over, and a line's ending `\r` is not part of its
 /// path. The entries are inputs as on a command line, for [`expand`]: relative paths are
 /// relative to the working directory, not to the list's. An entry that cannot be a path (one
-/// holding a NUL byte in a list of lines, or longer than 64 KiB) and a list that fails part
-/// way (a truncated gzip file) are errors in the iteration; the list ends after the latter.
+/// holding a NUL byte in a list of lines, or longer than 64 KiB, or `-` in a list read from
+/// standard input) and a list that fails part way (a truncated gzip file) are errors in the
+/// iteration; the list ends after the latter.
 pub struct InputList {
     stream: Box<dyn BufRead + Send>,
     /// The list's name in errors: its path, or `-`.
@@ -256,7 +258,21 @@ impl InputList {
             }
             let end = match self.separator {
                 Some(s) => buf.iter().position(|&b| b == s),
-                None => buf.iter().position(|&b| b == 0 || b == b'\n'),
+                None => match buf.iter().position(|&b| b == 0 || b == b'\n') {
+                    // A `find -print0` list whose first path holds a line break, the very
+                    // case `-print0` is for: as many NULs as line feeds in the bytes read say
+                    // so (a stray NUL in a list of lines does not).
+                    Some(at) if buf[at] == b'\n' => {
+                        let nuls = memchr::memchr_iter(0, buf).count();
+                        match memchr::memchr(0, &buf[at..]) {
+                            Some(k) if nuls >= memchr::memchr_iter(b'\n', buf).count() => {
+                                Some(at + k)
+                            }
+                            _ => Some(at),
+                        }
+                    }
+                    first => first,
+                },
             };
             let taken = end.unwrap_or(buf.len());
             let room = MAX_LIST_ENTRY.saturating_sub(entry.len());
@@ -301,6 +317,12 @@ impl Iterator for InputList {
             // A line of spaces alone is a blank line (no one names a file so); a NUL-separated
             // list names paths exactly.
             let blank = self.separator != Some(0) && entry.iter().all(u8::is_ascii_whitespace);
+            // Standard input is the list itself when the list is read from it.
+            if entry == b"-" && self.name.as_os_str() == "-" {
+                return Some(Err(Error::Record(
+                    "an entry `-` (standard input), which is the list itself".into(),
+                )));
+            }
             if !entry.is_empty() && !blank {
                 return Some(Ok(os_string(entry)));
             }
@@ -361,7 +383,10 @@ impl Iterator for Walk {
                         self.entries.skip_current_dir();
                     }
                 }
-                Ok(e) => return Some(e.into_path()),
+                Ok(e) if e.file_type().is_file() => return Some(e.into_path()),
+                // A FIFO, socket or device found in a directory is passed over: reading one
+                // could wait forever, and none is a page that a crawl stored.
+                Ok(_) => {}
                 Err(e) if e.loop_ancestor().is_some() => {}
                 // Reported when read, as an error item of its own.
                 Err(e) => {
@@ -878,6 +903,9 @@ mod tests {
         // NUL bytes, once the first entry ends with one: a line feed or a `\r` is then part of
         // a name, and empty entries are passed over.
         assert_eq!(listed(b"a\0b\nc\r\0\0d"), ok(&["a", "b\nc\r", "d"]));
+        // So when the first name holds a line feed, as `find -print0` writes it.
+        assert_eq!(listed(b"new\nline\0b\0c\0"), ok(&["new\nline", "b", "c"]));
+        assert_eq!(listed(b"new\nline\0"), ok(&["new\nline"]));
         // A NUL byte inside a line cannot be a path's: reported, and the next lines read.
         assert_eq!(
             listed(b"a\nb\0c\nd\n"),
@@ -951,6 +979,19 @@ mod tests {
         let mut sorted: Vec<PathBuf> = files.iter().map(|f| dir.path().join(f)).collect();
         sorted.sort();
         assert_eq!(walked, sorted);
+
+        // A FIFO among them is passed over: reading it would wait for a writer forever.
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("a/fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                let walked: Vec<PathBuf> = expand(std::slice::from_ref(&root))
+                    .map(|(_, p)| p.unwrap())
+                    .collect();
+                assert_eq!(walked, sorted);
+            }
+        }
     }
 
     #[test]

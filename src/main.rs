@@ -307,7 +307,8 @@ struct ExtractArgs {
     #[arg(long)]
     links: bool,
     /// The URL of the pages read from files or standard input, which their relative links
-    /// resolve against (with --links); WARC and JSON Lines records name their own
+    /// resolve against (with --links); WARC records, and JSON Lines records that have a URL,
+    /// name their own
     #[arg(long, value_name = "URL", requires = "links", value_parser = page_url)]
     url: Option<String>,
     /// Pass these fields of JSON Lines records through to the output records (and to those of

@@ -879,6 +879,15 @@ fn a_list_is_read_as_the_pages_are_done() {
         "{err}"
     );
     assert_eq!(lines[2], "textsift: 4 pages, 2 ok, 2 failed");
+    // `-` in a list read from standard input would read the list again as a page.
+    let listed = format!("{}\n-\n{}\n", path("a.html"), path("b.html"));
+    let out = textsift(&["extract", "--files-from", "-"], Some(listed.as_bytes()));
+    assert_eq!(out.status.code(), Some(1));
+    let sources: Vec<_> = records(&out).iter().map(|r| r["source"].clone()).collect();
+    assert_eq!(sources, [path("a.html"), path("b.html")]);
+    assert!(stderr(&out).starts_with(
+        "textsift: --files-from -: an entry `-` (standard input), which is the list itself\n"
+    ));
 
     // A gzipped list cut short: the pages it named before the cut are done, and the cut is
     // reported as the list's failure. A listed input that is the --errors file is not read.
