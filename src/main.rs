@@ -746,6 +746,23 @@ fn run_batch(
         // With several inputs the bar counts the inputs done, else the pages.
         (progress_bar(inputs), inputs.is_some_and(|n| n > 1))
     });
+    // The file that standard output was sent to, when it is one (`> out.jsonl`): Linux names
+    // it in /proc.
+    let output_file = std::fs::canonicalize("/proc/self/fd/1")
+        .ok()
+        .filter(|p| p.is_file());
+    if let Some(path) = &input.errors {
+        if output_file.is_some() && std::fs::canonicalize(path).ok() == output_file {
+            usage_error(
+                command,
+                clap::error::ErrorKind::ArgumentConflict,
+                &format!(
+                    "--errors names the file that standard output goes to: {}",
+                    path.display()
+                ),
+            );
+        }
+    }
     // Created before any page is read, so that a path that cannot be written stops the run
     // at once rather than after hours of work.
     let mut errors = match &input.errors {
@@ -760,18 +777,23 @@ fn run_batch(
         .as_ref()
         .and_then(|p| std::fs::canonicalize(p).ok());
     let errors_file = errors_file.as_deref();
+    let output_file = output_file.as_deref();
     // The files that an input stands for (a directory's, as it is walked), or why one cannot
-    // be read: the file of --errors, which this run writes, is passed over when found in a
-    // directory and an error when listed.
+    // be read: the file of --errors and that of the output, which this run writes, are passed
+    // over when found in a directory and an error when listed.
     let files_of = move |name: std::ffi::OsString| {
         input::expand(std::slice::from_ref(&name)).filter_map(move |(source, path)| {
-            if !is_file(errors_file, path.as_deref()) {
+            let what = if is_file(errors_file, path.as_deref()) {
+                "this run writes its --errors there"
+            } else if is_file(output_file, path.as_deref()) {
+                "this run writes its output there"
+            } else {
                 return Some(Ok((source, path)));
-            }
+            };
             // A path other than the name given was found in a directory.
             let path = path.unwrap_or_default();
             let walked = path.as_os_str() != name;
-            let e = std::io::Error::other("this run writes its --errors there");
+            let e = std::io::Error::other(what);
             (!walked).then_some(Err((source, Error::Io { path, error: e })))
         })
     };

@@ -2026,6 +2026,37 @@ fn an_old_news_page_gives_its_headline_once_and_its_story() {
     }
 }
 
+/// Output sent to a file inside the directory walked is not read back as a page, and
+/// `--errors` cannot name that file too (Linux, which names standard output's file).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_output_file_is_not_read_as_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.html"), article(1)).unwrap();
+    std::fs::write(dir.path().join("b.html"), article(2)).unwrap();
+    let out_path = dir.path().join("out.jsonl");
+    let run = |args: &[&str]| {
+        let out = std::fs::File::create(&out_path).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_textsift"))
+            .args(args)
+            .stdout(out)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap()
+    };
+    let root = dir.path().to_str().unwrap();
+    let done = run(&["extract", root]);
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    assert_eq!(stderr(&done), "textsift: 2 pages, 2 ok, 0 failed\n");
+    let written = std::fs::read_to_string(&out_path).unwrap();
+    assert_eq!(written.lines().count(), 2);
+    let errors = out_path.to_str().unwrap();
+    let refused = run(&["extract", "--errors", errors, root]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused)
+        .starts_with("textsift: --errors names the file that standard output goes to"));
+}
+
 #[test]
 fn errors_file_lists_failed_pages_in_input_order() {
     let dir = tempfile::tempdir().unwrap();
