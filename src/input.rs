@@ -203,9 +203,10 @@ const MAX_LIST_ENTRY: usize = 64 * 1024;
 /// gzip or zstd compressed or not, holding one input per line, or inputs separated by NUL
 /// bytes as `find -print0` writes them: the first separator found, a line feed or a NUL,
 /// decides which (but for a first path holding a line break: NULs as many as line feeds in
-/// the bytes first read decide for NUL). Empty entries are passed over, and a line's ending `\r` is not part of its
-/// path. The entries are inputs as on a command line, for [`expand`]: relative paths are
-/// relative to the working directory, not to the list's. An entry that cannot be a path (one
+/// the bytes first read decide for NUL). Empty entries are passed over, and a line's ending
+/// `\r` is not part of its path. The entries are inputs as on a command line, for
+/// [`expand`]: relative paths are relative to the working directory, not to the list's. An
+/// entry that cannot be a path (one
 /// holding a NUL byte in a list of lines, or longer than 64 KiB, or `-` in a list read from
 /// standard input) and a list that fails part way (a truncated gzip file) are errors in the
 /// iteration; the list ends after the latter.

@@ -392,9 +392,7 @@ impl Replay {
         };
         self.at = 0;
     }
-}
 
-impl Replay {
     /// What the stream holds before its end, when its end has been read.
     fn left(&self) -> Option<u64> {
         self.ended
