@@ -618,15 +618,14 @@ impl Tally {
             let no_page = match self.no_page {
                 0 => String::new(),
                 n => format!(
-                    "; {n} WARC record{} without a page passed over (redirects, error pages, \
-                     empty responses, other media types)",
-                    if n == 1 { "" } else { "s" }
+                    "; {} without a page passed over (redirects, error pages, empty responses, \
+                     other media types)",
+                    counted(n, "WARC record")
                 ),
             };
             report!(
-                "textsift: {} page{}, {} ok, {} failed{no_page}",
-                self.pages,
-                if self.pages == 1 { "" } else { "s" },
+                "textsift: {}, {} ok, {} failed{no_page}",
+                counted(self.pages, "page"),
                 self.pages - self.failed,
                 self.failed
             );
@@ -1220,9 +1219,8 @@ fn note_pages(data: Option<&std::path::Path>, ids: &[&str], what: &str) {
     let more = if ids.len() > 5 { ", …" } else { "" };
     let data = data.map_or(String::new(), |d| format!("{}: ", d.display()));
     let line = format!(
-        "textsift: {data}note: {} page{} {what}: {}{more}",
-        ids.len(),
-        if ids.len() == 1 { "" } else { "s" },
+        "textsift: {data}note: {} {what}: {}{more}",
+        counted(ids.len(), "page"),
         ids[..ids.len().min(5)].join(", ")
     );
     report!("{}", one_line(&line));
@@ -1526,10 +1524,9 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         n => format!("{:.2} MB", n as f64 / 1e6),
     };
     report!(
-        "textsift: wrote {} ({size}, {} tree{}) after {:.0} s",
+        "textsift: wrote {} ({size}, {}) after {:.0} s",
         args.out.display(),
-        model.n_trees(),
-        if model.n_trees() == 1 { "" } else { "s" },
+        counted(model.n_trees(), "tree"),
         t0.elapsed().as_secs_f64()
     );
     if let Some(path) = &args.report {

@@ -198,8 +198,7 @@ fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64, left: Option<u
                 });
                 return body;
             }
-            carry.extend_from_slice(&buf[n.saturating_sub(RECORD_START_CARRY)..]);
-            carry.drain(..carry.len().saturating_sub(RECORD_START_CARRY));
+            keep_tail(&mut carry, buf);
             r.consume(n);
         }
         return body;
@@ -230,8 +229,7 @@ fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64, left: Option<u
                     .filter(|held| held.len() as u64 <= hold);
             }
         }
-        carry.extend_from_slice(&chunk[n.saturating_sub(RECORD_START_CARRY)..]);
-        carry.drain(..carry.len().saturating_sub(RECORD_START_CARRY));
+        keep_tail(&mut carry, chunk);
         r.consume(n);
         body.got += n as u64;
     }
@@ -249,6 +247,12 @@ fn version_line_started(tail: &[u8]) -> Option<&[u8]> {
         let before = tail.strip_suffix(&WARC_LINE[..k])?;
         (before.ends_with(b"\n\n") || before.ends_with(b"\n\r\n")).then_some(&WARC_LINE[..k])
     })
+}
+
+/// Keep in `carry` the last [`RECORD_START_CARRY`] bytes read, `chunk` being the latest read.
+fn keep_tail(carry: &mut Vec<u8>, chunk: &[u8]) {
+    carry.extend_from_slice(&chunk[chunk.len().saturating_sub(RECORD_START_CARRY)..]);
+    carry.drain(..carry.len().saturating_sub(RECORD_START_CARRY));
 }
 
 /// Bytes of one read kept for the next, so that a record start across two reads is found:
