@@ -540,6 +540,50 @@ fn emit(text: &str) -> anyhow::Result<()> {
 /// found under it ([`is_broken_pipe`]) and ends the command quietly.
 const STDOUT: &str = "cannot write to standard output";
 
+/// Held while a record goes to standard output or the `--errors` file: a record larger than a
+/// pipe's buffer goes out in several writes, and a run stopped between them would leave it cut.
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Set once a stop signal came: no record is begun after it.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Make SIGINT, SIGTERM and SIGHUP end the process between two records: the record being
+/// written is finished, then the signal ends the process as it would have (same exit status).
+/// A second signal ends it at once, as a reader that stopped reading holds a write for ever.
+fn stop_between_records() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use signal_hook::low_level::emulate_default_handler;
+    // Without the handlers, the signals keep their default action: no worse than before.
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            if STOPPING.swap(true, Ordering::SeqCst) {
+                let _ = emulate_default_handler(signal);
+            }
+            std::thread::spawn(move || {
+                let _held = WRITING.lock();
+                let _ = emulate_default_handler(signal);
+            });
+        }
+    });
+}
+
+/// Run `write` as one record's whole output, unless the run is being stopped, in which case
+/// the calling thread waits for the stop.
+fn write_record<T>(write: impl FnOnce() -> T) -> T {
+    let held = WRITING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if STOPPING.load(Ordering::SeqCst) {
+        drop(held);
+        loop {
+            std::thread::park();
+        }
+    }
+    write()
+}
+
 /// An error about a file named on the command line (it cannot be read or written, or does not
 /// parse), reported with its path.
 fn at_path<E: std::fmt::Display>(path: &std::path::Path) -> impl Fn(E) -> anyhow::Error + '_ {
@@ -819,6 +863,7 @@ fn run_batch(
         .map(move |page| (k, page))
     });
     let started = std::time::Instant::now();
+    stop_between_records();
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
     out.write_all(frame.0.as_bytes()).context(STDOUT)?;
@@ -848,11 +893,11 @@ fn run_batch(
                 // Each page goes out whole as soon as it is done: a reader down the pipe sees
                 // it at once, and a run that is killed leaves only whole pages behind.
                 let mut write = || out.write_all(text.as_bytes()).and_then(|()| out.flush());
-                match &progress {
+                write_record(|| match &progress {
                     // On the terminal that shows the bar, the page goes above the bar.
                     Some((bar, _)) if stdout_is_terminal => bar.suspend(write),
                     _ => write(),
-                }
+                })
                 .context(STDOUT)?;
             }
             if let (false, Some(fields)) = (unheld.is_empty(), &item.fields) {
@@ -883,8 +928,8 @@ fn run_batch(
             }
             if let (Some((file, path)), true, Err(e)) = (&mut errors, failed, &result) {
                 let record = textsift::output::FailureRecord::new(&item, e);
-                writeln!(file, "{}", textsift::output::json(&record, false))
-                    .and_then(|()| file.flush())
+                let line = textsift::output::json(&record, false);
+                write_record(|| writeln!(file, "{line}").and_then(|()| file.flush()))
                     .map_err(cannot_write(path))?;
             }
             Ok(())

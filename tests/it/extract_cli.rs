@@ -2400,3 +2400,80 @@ fn headings_in_items_and_terms_and_header_cells_in_containers_render_as_meant() 
         "{md}"
     );
 }
+
+/// A run stopped by a signal while a record larger than a pipe's buffer is half written ends
+/// once that record is whole, with the signal's own exit status; a second signal ends it at
+/// once, even while nobody reads the pipe.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stopped_run_leaves_whole_records_in_a_pipe() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    // Each page's record with --blocks holds 2,000 blocks: several times the 64 KiB of a pipe.
+    let paragraphs: String = (0..2000)
+        .map(|i| format!("<p>Paragraph {i} says a few words of its own, as prose does.</p>"))
+        .collect();
+    for k in 0..8 {
+        let page = format!("<html><body><h1>Page {k}</h1>{paragraphs}</body></html>");
+        std::fs::write(dir.path().join(format!("{k}.html")), page).unwrap();
+    }
+    let dir = dir.path().to_str().unwrap();
+    let kill = |child: &std::process::Child, signal: &str| {
+        let pid = child.id().to_string();
+        let status = Command::new("kill").args([signal, &pid]).status().unwrap();
+        assert!(status.success());
+    };
+    let run = || {
+        spawn(&[
+            "extract",
+            "--blocks",
+            "--format",
+            "jsonl",
+            "--threads",
+            "1",
+            dir,
+        ])
+    };
+
+    let mut child = run();
+    let mut out = child.stdout.take().unwrap();
+    // Part of the first record: the rest of it waits in the pipe or in the writing thread.
+    let mut got = vec![0; 100_000];
+    out.read_exact(&mut got).unwrap();
+    kill(&child, "-TERM");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    out.read_to_end(&mut got).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    let got = String::from_utf8(got).unwrap();
+    assert!(got.ends_with('\n'), "cut after {} bytes", got.len());
+    let lines: Vec<serde_json::Value> = got
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!((1..8).contains(&lines.len()), "{} records", lines.len());
+    assert_eq!(lines[0]["blocks"].as_array().unwrap().len(), 2001);
+
+    // Nobody reads: the first signal waits for the record, the second ends the run.
+    let mut child = run();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0; 1];
+    out.read_exact(&mut first).unwrap();
+    kill(&child, "-INT");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(child.try_wait().unwrap().is_none(), "ended inside a record");
+    kill(&child, "-INT");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "a second signal did not end the run"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.signal(), Some(2), "{status:?}");
+}
