@@ -487,6 +487,12 @@ impl Page {
         // The list item that holds the quote around each element, when the quote is inside
         // an item (`<li>Text<blockquote>…</blockquote></li>`), or `NONE`.
         let mut quoted_in = vec![NONE; n];
+        // The list item around each element inside a section, an aside, a form or a button
+        // of the item (through containers of its text), or `NONE`: such an element is more of
+        // the item when the item's text began above it, as a browser draws it inside the
+        // item; first in the item, it is laid out as such (blogs and feeds put whole posts in
+        // list items).
+        let mut later_in = vec![NONE; n];
         // Each description's term: the last `<dt>` before it in its list, by the `<dd>`.
         let mut last_term: FxHashMap<u32, u32> = FxHashMap::default();
         let mut term_of: FxHashMap<u32, u32> = FxHashMap::default();
@@ -563,6 +569,14 @@ impl Page {
                 _ if is_item => NONE,
                 "blockquote" => in_item[i],
                 _ => e.parent.map_or(NONE, |p| quoted_in[p as usize]),
+            };
+            later_in[i] = match &*e.tag {
+                _ if is_item => NONE,
+                tag if is_composition(tag) && parent_item != NONE => parent_item,
+                tag if is_composition(tag) || text_container(tag, false) => {
+                    e.parent.map_or(NONE, |p| later_in[p as usize])
+                }
+                _ => NONE,
             };
             (item_text[i], cell_text[i]) = match &*e.tag {
                 "li" | "dt" | "dd" => (i as u32, NONE),
@@ -782,6 +796,11 @@ impl Page {
                     // A list item's text, paragraphs (`<li><p>…</p><p>…</p></li>`),
                     // divisions or code (`<li>Run:<pre>…</pre></li>`): the first is the item.
                     None if holder != NONE => item(holder as usize),
+                    // A section or a button below the item's text: more of the item.
+                    None if begun.contains_key(&later_in[el]) => Role::ItemParagraph {
+                        item: begun[&later_in[el]],
+                        join,
+                    },
                     None => {
                         let cell = cell_text[el];
                         // A cell whose text one element holds.
@@ -799,6 +818,14 @@ impl Page {
                             // A quote inside an item whose text came above it.
                             _ => match above(&begun, quoted_in[el]) {
                                 Some(item) => Role::ItemQuote { item, join },
+                                // A table's caption, or a cell that is no one text, in an
+                                // item whose text began above the table: more of the item.
+                                None if table != NONE => {
+                                    match above(&begun, in_item[table as usize]) {
+                                        Some(item) => Role::ItemParagraph { item, join },
+                                        None => Role::Text,
+                                    }
+                                }
                                 None => Role::Text,
                             },
                         }
@@ -812,9 +839,16 @@ impl Page {
             })
             .collect();
         for r in &mut roles {
-            if let Role::Cell { table, .. } = *r {
+            if let Role::Cell {
+                table, item, join, ..
+            } = *r
+            {
                 if complex[table as usize] {
-                    *r = Role::Text;
+                    // A table laid out as text inside an item laid out above is more of it.
+                    *r = match item.and_then(|item| begun.get(&item)) {
+                        Some(&item) => Role::ItemParagraph { item, join },
+                        None => Role::Text,
+                    };
                 }
             }
         }
@@ -1033,6 +1067,24 @@ fn text_container(tag: &str, cell: bool) -> bool {
                 )
         }
     }
+}
+
+/// Whether an element inside a list item is a part of the page that the item holds (a
+/// section, an aside, a form, a button), rather than text of the item ([`text_container`]).
+fn is_composition(tag: &str) -> bool {
+    matches!(
+        tag,
+        "article"
+            | "aside"
+            | "section"
+            | "nav"
+            | "main"
+            | "form"
+            | "fieldset"
+            | "legend"
+            | "button"
+            | "dialog"
+    )
 }
 
 /// Whether a tag is a heading's (`h1` to `h6`).
@@ -3036,7 +3088,8 @@ mod tests {
         let html = "<ul><li><div>card</div><div><span><p>price</p></span></div></li>\
                     <li><h3>heading</h3><div>below it</div><section>a section</section>\
                     <blockquote>quoted</blockquote>\
-                    <table><tr><td>cell</td></tr></table><div>after them</div></li></ul>\
+                    <table><tr><td>cell</td></tr></table><div>after them</div></li>\
+                    <li><article><h2>post</h2></article><button>more</button></li></ul>\
                     <dl><dt><div>term</div></dt><dd><p>meaning</p></dd></dl><div>out</div>";
         let page = segment(html, SegmentLimits::default()).unwrap();
         let li = |i| top_item(&page, ("ul", 0), ("li", i));
@@ -3050,11 +3103,11 @@ mod tests {
             [
                 ("card", Role::Item(li(0))),
                 ("price", more(li(0))),
-                // A card's heading is its item; a section, a quote and a table are laid out
-                // as such, the quote as the item's.
+                // A card's heading is its item, a section below it more of it; a quote and
+                // a table are laid out as such, the quote as the item's.
                 ("heading", Role::Item(li(1))),
                 ("below it", more(li(1))),
-                ("a section", Role::Text),
+                ("a section", more(li(1))),
                 (
                     "quoted",
                     Role::ItemQuote {
@@ -3074,6 +3127,9 @@ mod tests {
                     }
                 ),
                 ("after them", more(li(1))),
+                // An item that holds a post begins no item: the post is laid out as such.
+                ("post", Role::Text),
+                ("more", Role::Text),
                 ("term", Role::Item(term)),
                 (
                     "meaning",

@@ -500,6 +500,8 @@ struct OpenItem {
     depth: u32,
     /// The column where its text starts.
     column: usize,
+    /// The width of its marker, before that column.
+    marker: usize,
     /// Its number, in a numbered list.
     number: Option<u32>,
     /// Its bullet is `*`, not `-`.
@@ -566,6 +568,9 @@ impl Lists {
             ..
         } = item;
         let mut sibling = None;
+        // The outermost item closed here: when its item above was left out, it stood at
+        // this item's column, where Markdown reads the two as items of one list.
+        let mut closed = None;
         while let Some(&top) = self.open.last() {
             if top.depth < depth {
                 break;
@@ -575,19 +580,8 @@ impl Lists {
                 sibling = Some(top);
                 break;
             }
+            closed = Some(top);
         }
-        // The numbered item above at this depth, when it is of another list than this item's
-        // or this item's number does not come next: it skips some, or an item's `value` goes
-        // back (a reversed list's numbers going down one by one are left to the renderer,
-        // which counts them up).
-        let other_list = match (sibling, number) {
-            (Some(top), Some(n)) => top.number.is_some_and(|above| {
-                top.list != list
-                    || n > above.saturating_add(1)
-                    || (n <= above && n.saturating_add(1) != above)
-            }),
-            _ => false,
-        };
         // Past a few levels, deeper items are laid out beside the deepest one shown, so that
         // a page of lists nested thousands deep cannot make lines of thousands of spaces;
         // they stay open, for their later paragraphs.
@@ -596,6 +590,20 @@ impl Lists {
             _ => self.open.last(),
         };
         let indent = parent.map_or(0, |top| top.column);
+        // Numbered, the two would be numbered as one list (bullets are drawn alike).
+        let numbered_above = sibling.or(closed.filter(|c| c.column - c.marker == indent));
+        // The numbered item above at this depth, when it is of another list than this item's
+        // or this item's number does not come next: it skips some, or an item's `value` goes
+        // back (a reversed list's numbers going down one by one are left to the renderer,
+        // which counts them up).
+        let other_list = match (numbered_above, number) {
+            (Some(top), Some(n)) => top.number.is_some_and(|above| {
+                top.list != list
+                    || n > above.saturating_add(1)
+                    || (n <= above && n.saturating_add(1) != above)
+            }),
+            _ => false,
+        };
         // A bulleted list right after another one at this depth takes the other bullet: to
         // Markdown, a new bullet starts a new list.
         let star = self.bullets_take_turns
@@ -609,6 +617,7 @@ impl Lists {
         self.open.push(OpenItem {
             depth,
             column: indent + marker.len(),
+            marker: marker.len(),
             number,
             star,
             list,
@@ -1829,6 +1838,28 @@ mod tests {
              ## Title \\*one\\* two\n\n\
              > ```\n> said\n>     _this_\n> ```\n\n"
         );
+    }
+
+    #[test]
+    fn a_list_laid_out_at_the_column_of_the_list_around_it_ends_before_that_one_goes_on() {
+        // The outer list's first item was left out: its inner list stands at the outer
+        // list's column, where Markdown would number the outer list's next items on from it.
+        let blocks = vec![
+            kept_item("Inner one.", Some(1), 2, 11),
+            kept_item("Inner two.", Some(2), 2, 12),
+            kept_item("Outer two.", Some(2), 1, 13),
+            kept_item("Outer three.", Some(3), 1, 14),
+        ];
+        assert_eq!(
+            markdown(blocks),
+            "1. Inner one.\n2. Inner two.\n\n<!-- -->\n\n2. Outer two.\n3. Outer three.\n\n"
+        );
+        // Bulleted, the two lists are drawn alike as one.
+        let blocks = vec![
+            kept_item("inner", None, 2, 11),
+            kept_item("outer", None, 1, 13),
+        ];
+        assert_eq!(markdown(blocks), "- inner\n- outer\n\n");
     }
 
     #[test]
