@@ -969,6 +969,22 @@ fn resolved(path: &std::path::Path) -> Option<PathBuf> {
     })
 }
 
+/// Whether a run that reads `input` (a data file, a model, a recipe, or a data folder, whose
+/// `ground-truth/` and `html/` files are read, through links too) reads the file whose
+/// canonical path is `at`: a file written there would be truncated before or after it is read.
+fn reads(input: &std::path::Path, at: &std::path::Path) -> bool {
+    if !input.is_dir() {
+        return resolved(input).as_deref() == Some(at);
+    }
+    ["ground-truth", "html"].iter().any(|sub| {
+        std::fs::read_dir(input.join(sub))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| std::fs::canonicalize(e.path()).is_ok_and(|p| p == at))
+    })
+}
+
 /// Whether `path` is the file whose canonical path is `target`: a file written there would be
 /// truncated before it is read. Only a path of the same file name is looked at on disk, so
 /// that a batch of many files costs no more than a comparison of names.
@@ -1448,7 +1464,13 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     for (i, &(flag, path)) in outputs.iter().enumerate() {
         let at = resolved(path);
         let same = |p: &PathBuf| at.is_some() && resolved(p) == at;
-        let clash = match inputs.iter().find(|p| same(p)) {
+        let read = |p: &&&PathBuf| at.as_deref().is_some_and(|at| reads(p, at));
+        let clash = match inputs.iter().find(read) {
+            Some(input) if input.is_dir() => Some(format!(
+                "{flag} would overwrite an input: {} (in {})",
+                path.display(),
+                input.display()
+            )),
             Some(input) => Some(format!(
                 "{flag} would overwrite an input: {}",
                 input.display()
@@ -1594,6 +1616,28 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.pages {
+        let at = resolved(path);
+        let inputs = args.data.iter().chain(&args.model);
+        if let Some(input) = inputs
+            .into_iter()
+            .find(|p| at.as_deref().is_some_and(|at| reads(p, at)))
+        {
+            usage_error(
+                "eval",
+                clap::error::ErrorKind::ArgumentConflict,
+                &match input.is_dir() {
+                    true => format!(
+                        "--pages would overwrite an input: {} (in {})",
+                        path.display(),
+                        input.display()
+                    ),
+                    false => format!("--pages would overwrite an input: {}", path.display()),
+                },
+            );
+        }
+        check_writable(path)?;
+    }
     let model = load_model(args.model.as_ref())?;
     let mut decoding = model.default_decoding();
     if let Some(threshold) = args.threshold {
@@ -1603,9 +1647,6 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let favor = args.favor;
     if let Err(e) = favor.check(&decoding.decoder) {
         favor_refused("eval", &e);
-    }
-    if let Some(path) = &args.pages {
-        check_writable(path)?;
     }
     check_data_stdin(&args.data, "eval");
     let (mut pages, skipped) = load_pages(&args.data, args.min_aligned)?;

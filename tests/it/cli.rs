@@ -1179,6 +1179,60 @@ fn train_refuses_to_write_over_its_inputs_or_one_output_over_another() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
 }
 
+/// A file of a data folder (or of a folder of links to one), the model or the data named
+/// as an output would be truncated before or after it is read: refused, nothing written.
+#[cfg(unix)]
+#[test]
+fn eval_and_train_refuse_to_write_over_the_files_they_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("d");
+    std::fs::create_dir_all(root.join("ground-truth")).unwrap();
+    std::fs::create_dir_all(root.join("html")).unwrap();
+    std::fs::write(root.join("html/0001.html"), generated(1)).unwrap();
+    let gt = serde_json::json!({"url": "https://a.example/1",
+                                "ground_truth": {"main_content": generated_gold(1)}});
+    std::fs::write(root.join("ground-truth/0001.json"), gt.to_string()).unwrap();
+    // A folder of links to the other's subfolders.
+    let links = dir.path().join("l");
+    std::fs::create_dir_all(&links).unwrap();
+    for sub in ["html", "ground-truth"] {
+        std::os::unix::fs::symlink(root.join(sub), links.join(sub)).unwrap();
+    }
+    let model = dir.path().join("m.tsm");
+    std::fs::write(&model, b"not read").unwrap();
+    let (root_s, links_s, model_s) = (path_str(&root), path_str(&links), path_str(&model));
+    let gold = root.join("ground-truth/0001.json");
+    let page = root.join("html/0001.html");
+    let (gold_s, page_s) = (path_str(&gold), path_str(&page));
+    for (args, says) in [
+        (
+            vec!["eval", "--data", root_s, "--pages", gold_s],
+            format!("--pages would overwrite an input: {gold_s} (in {root_s})"),
+        ),
+        (
+            vec!["eval", "--data", links_s, "--pages", page_s],
+            format!("--pages would overwrite an input: {page_s} (in {links_s})"),
+        ),
+        (
+            vec![
+                "eval", "--data", root_s, "--model", model_s, "--pages", model_s,
+            ],
+            format!("--pages would overwrite an input: {model_s}; see"),
+        ),
+        (
+            vec!["train", "--data", links_s, "--cv-only", "--oof", gold_s],
+            format!("--oof would overwrite an input: {gold_s} (in {links_s})"),
+        ),
+    ] {
+        let out = textsift(&args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(&says), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(std::fs::read_to_string(&gold).unwrap(), gt.to_string());
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), generated(1));
+    assert_eq!(std::fs::read(&model).unwrap(), b"not read");
+}
+
 #[test]
 fn recipe_values_are_checked_after_the_flags_change_them() {
     let dir = tempfile::tempdir().unwrap();
