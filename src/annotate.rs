@@ -369,12 +369,9 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
         url: String,
         #[serde(default)]
         _internal: Option<serde_json::Value>,
-        ground_truth: Option<GtInner>,
-    }
-    #[derive(Deserialize)]
-    struct GtInner {
+        // Read as a value: serde would take an array for the object (`["text"]`).
         #[serde(default)]
-        main_content: Option<String>,
+        ground_truth: Option<serde_json::Value>,
     }
     let mut pages = Vec::new();
     for f in files {
@@ -388,6 +385,18 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
         })?;
         let gt: Gt = serde_json::from_str(&text)
             .map_err(|e| Error::Annotation(format!("{}: {e}", f.display())))?;
+        // A missing gold text (or a missing or null `ground_truth`) is an empty one, as WCXB's
+        // `evaluate.py` scores it; one of another type is refused rather than guessed at.
+        let not = |what: &str| Error::Annotation(format!("{}: {what}", f.display()));
+        let gold = match gt.ground_truth {
+            None => String::new(),
+            Some(serde_json::Value::Object(mut fields)) => match fields.remove("main_content") {
+                None | Some(serde_json::Value::Null) => String::new(),
+                Some(serde_json::Value::String(text)) => text,
+                Some(_) => return Err(not("ground_truth.main_content is not a string")),
+            },
+            Some(_) => return Err(not("ground_truth is not an object")),
+        };
         let page_type = gt
             ._internal
             .as_ref()
@@ -405,10 +414,7 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<WcxbPage>> {
             id,
             page_type,
             html,
-            gold: gt
-                .ground_truth
-                .and_then(|g| g.main_content)
-                .unwrap_or_default(),
+            gold,
         });
     }
     Ok(pages)
@@ -720,6 +726,29 @@ mod tests {
         );
         let err = read_wcxb(&dev.join("html")).unwrap_err().to_string();
         assert!(err.ends_with("or a JSON Lines file)"), "{err}");
+        // A gold text of another type is refused with its file, not read as something else.
+        let gt_file = dev.join("ground-truth/0002.json");
+        for (gt, says) in [
+            (
+                r#"{"ground_truth": ["Gold words"]}"#,
+                "ground_truth is not an object",
+            ),
+            (
+                r#"{"ground_truth": "Gold words"}"#,
+                "ground_truth is not an object",
+            ),
+            (
+                r#"{"ground_truth": {"main_content": 123}}"#,
+                "ground_truth.main_content is not a string",
+            ),
+        ] {
+            std::fs::write(&gt_file, gt).unwrap();
+            let err = read_wcxb(&dev).unwrap_err().to_string();
+            assert_eq!(
+                err,
+                format!("bad annotation: {}: {says}", gt_file.display())
+            );
+        }
         std::fs::remove_file(dev.join("ground-truth/0001.json")).unwrap();
         std::fs::remove_file(dev.join("ground-truth/0002.json")).unwrap();
         let err = read_wcxb(&dev).unwrap_err().to_string();

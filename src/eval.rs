@@ -130,18 +130,27 @@ pub struct Evaluation {
     pub blocks: Confusion,
 }
 
+/// The row of [`Evaluation::by_type`] for pages without a type.
+pub const NO_TYPE: &str = "(no type)";
+
 impl Evaluation {
     /// Means over all pages.
     pub fn overall(&self) -> Means {
         Means::of(&self.pages)
     }
 
-    /// Means per page type, in WCXB's order for its types and alphabetical for others.
+    /// Means per page type, in WCXB's order for its types and alphabetical for others, then
+    /// the pages without a type ([`NO_TYPE`]) when others have one.
     pub fn by_type(&self) -> Vec<(String, Means)> {
         let mut groups: BTreeMap<String, Vec<&PageScore>> = BTreeMap::new();
+        // Pages without a type have a row of their own when others have one, so that the
+        // rows add up to all pages.
+        let typed = self.pages.iter().any(|p| p.page_type.is_some());
         for p in &self.pages {
-            if let Some(t) = &p.page_type {
-                groups.entry(t.clone()).or_default().push(p);
+            match &p.page_type {
+                Some(t) => groups.entry(t.clone()).or_default().push(p),
+                None if typed => groups.entry(NO_TYPE.to_string()).or_default().push(p),
+                None => {}
             }
         }
         const ORDER: [&str; 7] = [
@@ -153,7 +162,10 @@ impl Evaluation {
             "documentation",
             "service",
         ];
-        let rank = |t: &str| ORDER.iter().position(|o| *o == t).unwrap_or(ORDER.len());
+        let rank = |t: &str| match t {
+            NO_TYPE => ORDER.len() + 1,
+            t => ORDER.iter().position(|o| *o == t).unwrap_or(ORDER.len()),
+        };
         let mut out: Vec<(String, Means)> = groups
             .into_iter()
             .map(|(t, ps)| (t, Means::of(ps)))
@@ -210,6 +222,21 @@ mod tests {
         assert!((e.overall().f1 - 3.0 / 7.0).abs() < 1e-12);
         let types: Vec<String> = e.by_type().into_iter().map(|t| t.0).collect();
         assert_eq!(types, ["article", "forum"]);
+        // A page without a type among typed ones: a row of its own, last, so that the rows'
+        // counts add up; among untyped pages alone, no row but all.
+        let c = PageScore::new("c", None, "x", "x");
+        let mixed = Evaluation {
+            pages: vec![c.clone(), a.clone()],
+            blocks: Confusion::default(),
+        };
+        let rows: Vec<(String, usize)> =
+            mixed.by_type().into_iter().map(|t| (t.0, t.1.n)).collect();
+        assert_eq!(rows, [("article".to_string(), 1), (NO_TYPE.to_string(), 1)]);
+        let untyped = Evaluation {
+            pages: vec![c],
+            blocks: Confusion::default(),
+        };
+        assert!(untyped.by_type().is_empty());
     }
 
     #[test]

@@ -156,9 +156,12 @@ struct EvalArgs {
     /// Model file (default: the embedded model).
     #[arg(long)]
     model: Option<PathBuf>,
-    /// Score threshold: score with the threshold decoder instead of the model's own, keeping
-    /// the blocks scored at or above it.
-    #[arg(long, value_parser = parse_threshold)]
+    /// Decoder instead of the model's own, as for extract.
+    #[arg(long, value_enum)]
+    decoder: Option<DecoderName>,
+    /// Score threshold of the decoder that --decoder names (default: the model's own). Given
+    /// alone, it picks the threshold decoder (blocks scored at or above it are kept).
+    #[arg(long, value_parser = parse_threshold, allow_negative_numbers = true)]
     threshold: Option<f32>,
     /// What the expected-F1 cut weighs more, as for extract.
     #[arg(long, default_value = "balance", value_parser = favor_parser())]
@@ -254,7 +257,7 @@ struct ModelArgs {
     /// Score threshold of the decoder that --decoder names (default: the model's own). Given
     /// alone, it picks the threshold decoder (blocks scored at or above it are kept) instead of
     /// the model's own, which may have none (the shipped model's expected-F1 cut).
-    #[arg(long, value_parser = parse_threshold)]
+    #[arg(long, value_parser = parse_threshold, allow_negative_numbers = true)]
     threshold: Option<f32>,
     /// What the expected-F1 cut (the default decoder) weighs more: precision keeps fewer
     /// blocks, with less boilerplate (it maximises F0.5); recall keeps more, losing less
@@ -689,25 +692,12 @@ fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Ext
         None => Extractor::new()?,
     };
     let mut decoding = ex.current_decoding();
-    let threshold = m.threshold.unwrap_or(ex.model().info.threshold);
-    if let Some(name) = m.decoder {
-        decoding.decoder = match name {
-            DecoderName::Threshold => Decoder::Threshold { threshold },
-            DecoderName::Mss => Decoder::Mss { threshold },
-            DecoderName::Runs => Decoder::Runs {
-                threshold,
-                max_gap: 2,
-                gap_threshold: (threshold - 0.15).max(0.0),
-            },
-            DecoderName::Smooth => Decoder::Smooth {
-                threshold,
-                alpha: 0.5,
-            },
-            DecoderName::ExpectedF1 => Decoder::ExpectedF1 { gamma: 1.0 },
-        };
-    } else if let Some(t) = m.threshold {
-        decoding.decoder = Decoder::Threshold { threshold: t };
-    }
+    decoding.decoder = chosen_decoder(
+        decoding.decoder,
+        m.decoder,
+        m.threshold,
+        ex.model().info.threshold,
+    );
     let limits = Limits {
         max_bytes,
         segment: SegmentLimits {
@@ -718,6 +708,34 @@ fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Ext
     };
     let ex = ex.decoding(decoding)?.limits(limits)?;
     ex.favor(m.favor).or_else(|e| favor_refused(command, &e))
+}
+
+/// The decoder that `--decoder` and `--threshold` ask for instead of the model's own
+/// (`own`): the named one at the threshold given or the model's, or the threshold decoder at
+/// a threshold given alone.
+fn chosen_decoder(
+    own: Decoder,
+    name: Option<DecoderName>,
+    threshold: Option<f32>,
+    model_threshold: f32,
+) -> Decoder {
+    let t = threshold.unwrap_or(model_threshold);
+    match (name, threshold) {
+        (Some(DecoderName::Threshold), _) => Decoder::Threshold { threshold: t },
+        (Some(DecoderName::Mss), _) => Decoder::Mss { threshold: t },
+        (Some(DecoderName::Runs), _) => Decoder::Runs {
+            threshold: t,
+            max_gap: 2,
+            gap_threshold: (t - 0.15).max(0.0),
+        },
+        (Some(DecoderName::Smooth), _) => Decoder::Smooth {
+            threshold: t,
+            alpha: 0.5,
+        },
+        (Some(DecoderName::ExpectedF1), _) => Decoder::ExpectedF1 { gamma: 1.0 },
+        (None, Some(threshold)) => Decoder::Threshold { threshold },
+        (None, None) => own,
+    }
 }
 
 /// `--favor` asked of a decoder that cannot favour: a usage error (exit code 2).
@@ -1640,9 +1658,12 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     }
     let model = load_model(args.model.as_ref())?;
     let mut decoding = model.default_decoding();
-    if let Some(threshold) = args.threshold {
-        decoding.decoder = textsift::decode::Decoder::Threshold { threshold };
-    }
+    decoding.decoder = chosen_decoder(
+        decoding.decoder,
+        args.decoder,
+        args.threshold,
+        model.info.threshold,
+    );
     decoding.decoder.validate()?;
     let favor = args.favor;
     if let Err(e) = favor.check(&decoding.decoder) {
@@ -1668,7 +1689,19 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         })
         .collect::<textsift::Result<Vec<_>>>()?;
     let e = train::evaluate_favoring(&pages, &scores, &decoding, favor);
-    emit(&format!("{}\n", e.markdown()))?;
+    // Which model and decoder: two runs' tables are told apart by this line.
+    let model_name = args
+        .model
+        .as_ref()
+        .map_or("the embedded model".to_string(), |p| {
+            p.display().to_string()
+        });
+    emit(&format!(
+        "Scores of {model_name}, decoder {}, favor {}:\n\n{}\n",
+        train::describe_decoding(&decoding),
+        favor.name(),
+        e.markdown()
+    ))?;
     let oracle = train::oracle(&pages);
     if args.oracle {
         emit(&format!(

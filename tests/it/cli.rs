@@ -1234,6 +1234,28 @@ fn eval_and_train_refuse_to_write_over_the_files_they_read() {
 }
 
 #[test]
+fn eval_names_its_model_and_decoder_and_takes_the_decoders_of_extract() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = one_page(dir.path());
+    let data = path_str(&data);
+    let out = textsift(&["eval", "--data", data, "--decoder", "mss"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let first = stdout(&out).lines().next().unwrap_or_default().to_string();
+    assert!(
+        first.starts_with("Scores of the embedded model, decoder `mss threshold="),
+        "{first}"
+    );
+    // A negative threshold is a value out of range, not an unknown flag.
+    let out = textsift(&["eval", "--data", data, "--threshold", "-1"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("decoder threshold -1 is outside 0..1"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn recipe_values_are_checked_after_the_flags_change_them() {
     let dir = tempfile::tempdir().unwrap();
     let data = one_page(dir.path());
