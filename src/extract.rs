@@ -280,9 +280,11 @@ impl Extractor {
         self.run(bytes, None, None, false).map(|(e, _)| e)
     }
 
-    /// [`Extractor::extract`] a page whose charset was declared outside it (an HTTP
-    /// `Content-Type` header, say): it wins over the page's own `<meta>` declaration, as in a
-    /// browser ([`crate::html::decode_declared`]).
+    /// [`Extractor::extract`] a page whose charset was declared outside it: a label
+    /// (`"koi8-r"`) or an HTTP `Content-Type` value (`"text/html; charset=koi8-r"`). It wins
+    /// over the page's own `<meta>` declaration, as in a browser, but not over bytes that say
+    /// otherwise (a byte-order mark, UTF-8 declared for text that is not, or the reverse:
+    /// [`crate::html::decode_declared`]).
     pub fn extract_declared(&self, bytes: &[u8], charset: Option<&str>) -> Result<Extraction> {
         self.run(bytes, charset, None, false).map(|(e, _)| e)
     }

@@ -46,8 +46,13 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>> {
     decode_declared(bytes, None)
 }
 
-/// [`decode`], with the charset that came with the page from outside it (`declared`, a label such
-/// as `"iso-8859-1"`). A byte-order mark still wins; a label that names no known encoding is
+/// [`decode`], with the charset that came with the page from outside it (`declared`: a label
+/// such as `"iso-8859-1"`, or a `Content-Type` value such as `"text/html; charset=koi8-r"`).
+/// It wins over the page's `<meta>`, as in a browser, but not over what the bytes say: a
+/// byte-order mark wins, UTF-16 declared for bytes without one is read as UTF-8, a legacy
+/// charset declared for text that is UTF-8 (but for a few stray bytes) gives way to UTF-8,
+/// and UTF-8 declared for bytes that are mostly not UTF-8 gives way to the legacy encoding
+/// they read as; the same holds for the `<meta>`. A label that names no known encoding is
 /// passed over.
 pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<Decoded<'a>> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
@@ -71,8 +76,12 @@ pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<De
         return Err(Error::NotHtml(kind));
     }
     let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
-    let label = |l: &[u8]| Encoding::for_label(l).map(|enc| unless_utf8(not_utf16(enc), bytes));
-    if let Some(enc) = declared.and_then(|d| label(d.as_bytes())) {
+    let label =
+        |l: &[u8]| Encoding::for_label(l).map(|enc| as_the_bytes_read(not_utf16(enc), bytes));
+    if let Some(enc) = declared
+        .and_then(declared_label)
+        .and_then(|d| label(d.as_bytes()))
+    {
         return Ok(finish(enc, bytes));
     }
     if let Some(enc) = meta_charset_regex()
@@ -83,12 +92,70 @@ pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<De
     }
     // A crawler that caps a page's size cuts it anywhere, often inside a character: that
     // alone must not send a UTF-8 page to the detector, which reads it as a legacy charset.
-    if is_utf8_prefix(bytes) {
+    // So must a stray byte in a UTF-8 page (a legacy byte pasted in, a cut inside the page).
+    if mostly_utf8(bytes) {
         return Ok(finish(encoding_rs::UTF_8, bytes));
     }
+    Ok(finish(detected(bytes), bytes))
+}
+
+/// The charset label in what came with a page: a bare label, or a `Content-Type` value's
+/// `charset` parameter (`text/html; charset="windows-1251"`).
+fn declared_label(declared: &str) -> Option<String> {
+    if declared.contains(['/', ';']) {
+        let m = declared.parse::<mime::Mime>().ok()?;
+        return m.get_param(mime::CHARSET).map(|c| c.as_str().to_string());
+    }
+    Some(declared.trim().trim_matches('"').to_string())
+}
+
+/// The legacy encoding that the bytes read as, by their statistics.
+fn detected(bytes: &[u8]) -> &'static Encoding {
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(bytes, true);
-    Ok(finish(detector.guess(None, true), bytes))
+    detector.guess(None, false)
+}
+
+/// The non-ASCII characters that read as valid UTF-8 in `bytes`, and the invalid sequences
+/// between them.
+fn utf8_counts(bytes: &[u8]) -> (usize, usize) {
+    let (mut valid, mut invalid) = (0, 0);
+    for chunk in bytes.utf8_chunks() {
+        valid += chunk.valid().chars().filter(|c| !c.is_ascii()).count();
+        invalid += usize::from(!chunk.invalid().is_empty());
+    }
+    (valid, invalid)
+}
+
+/// Whether `bytes` is UTF-8 but for a few stray bytes: at least four valid non-ASCII
+/// characters for each invalid sequence (legacy text seldom makes valid UTF-8 sequences by
+/// chance: `Ã©` for `é`).
+fn mostly_utf8(bytes: &[u8]) -> bool {
+    if is_utf8_prefix(bytes) {
+        return true;
+    }
+    let (valid, invalid) = utf8_counts(bytes);
+    valid >= 4 * invalid
+}
+
+/// The encoding declared for the page (by its `<meta>` or from outside), unless the bytes
+/// say otherwise: a legacy charset declared for text that is UTF-8 gives way to UTF-8
+/// ([`unless_utf8`]), and UTF-8 declared for bytes that are mostly not (more invalid
+/// sequences than valid non-ASCII characters: a template's declaration over text in a legacy
+/// charset) gives way to the legacy encoding that they read as.
+fn as_the_bytes_read(enc: &'static Encoding, bytes: &[u8]) -> &'static Encoding {
+    if enc != encoding_rs::UTF_8 {
+        return unless_utf8(enc, bytes);
+    }
+    if is_utf8_prefix(bytes) {
+        return enc;
+    }
+    let (valid, invalid) = utf8_counts(bytes);
+    if invalid > valid {
+        detected(bytes)
+    } else {
+        enc
+    }
 }
 
 /// A page declared UTF-16 whose bytes did not look like UTF-16 (no byte-order mark, no NULs
@@ -101,10 +168,10 @@ fn not_utf16(enc: &'static Encoding) -> &'static Encoding {
     }
 }
 
-/// A legacy charset declared for bytes that hold non-ASCII text and are valid UTF-8 (a last
-/// character cut short allowed) gives way to UTF-8.
+/// A legacy charset declared for bytes that hold non-ASCII text and are UTF-8 (a last
+/// character cut short and a few stray bytes allowed, [`mostly_utf8`]) gives way to UTF-8.
 fn unless_utf8(enc: &'static Encoding, bytes: &[u8]) -> &'static Encoding {
-    if enc != encoding_rs::UTF_8 && !bytes.is_ascii() && is_utf8_prefix(bytes) {
+    if enc != encoding_rs::UTF_8 && !bytes.is_ascii() && mostly_utf8(bytes) {
         encoding_rs::UTF_8
     } else {
         enc
@@ -427,13 +494,21 @@ mod tests {
             (d.encoding, d.text.contains("caf\u{e9}")),
             ("windows-1252", true)
         );
-        // An unknown label is passed over; a UTF-16 label on ASCII bytes reads as UTF-8.
+        // An unknown label is passed over, and the <meta>'s UTF-8, which the bytes are not,
+        // gives way to the charset they read as; a UTF-16 label on bytes without NULs reads
+        // as UTF-8, on ASCII bytes as well.
+        for declared in ["x-nonsense", "utf-16"] {
+            let d = decode_declared(latin, Some(declared)).unwrap();
+            assert_eq!(
+                (d.encoding, d.text.contains("caf\u{e9}")),
+                ("windows-1252", true),
+                "{declared}"
+            );
+        }
         assert_eq!(
-            decode_declared(latin, Some("x-nonsense")).unwrap().encoding,
-            "UTF-8"
-        );
-        assert_eq!(
-            decode_declared(latin, Some("utf-16")).unwrap().encoding,
+            decode_declared(b"<p>cafe</p>", Some("utf-16"))
+                .unwrap()
+                .encoding,
             "UTF-8"
         );
         let mut bom = b"\xef\xbb\xbf".to_vec();
@@ -615,6 +690,53 @@ mod tests {
                 .unwrap()
                 .encoding,
             "windows-1252"
+        );
+    }
+
+    #[test]
+    fn a_stray_byte_leaves_utf8_and_a_false_utf8_declaration_gives_way() {
+        // One byte of another charset among UTF-8 text: UTF-8, the byte replaced.
+        let page =
+            "<title>Caf\u{e9}</title><p>\u{dc}n\u{ef}c\u{f6}d\u{e9} na\u{ef}ve fa\u{e7}ade</p>";
+        let mut bytes = page.as_bytes().to_vec();
+        let at = page.find('\u{e9}').unwrap();
+        bytes.splice(at..at + 2, [0xff]);
+        let d = decode(&bytes).unwrap();
+        assert_eq!((d.encoding, d.had_errors), ("UTF-8", true));
+        assert!(d
+            .text
+            .contains("Caf\u{fffd}</title><p>\u{dc}n\u{ef}c\u{f6}d\u{e9} na"));
+        // Declared windows-1252 the same: the bytes are UTF-8.
+        assert_eq!(
+            decode_declared(&bytes, Some("windows-1252"))
+                .unwrap()
+                .encoding,
+            "UTF-8"
+        );
+        // UTF-8 declared for Cyrillic text in windows-1251: read as windows-1251.
+        let (cyrillic, _, _) = encoding_rs::WINDOWS_1251
+            .encode("<meta charset=utf-8><p>\u{41c}\u{43e}\u{441}\u{43a}\u{432}\u{430} \u{2014} \u{441}\u{442}\u{43e}\u{43b}\u{438}\u{446}\u{430} \u{420}\u{43e}\u{441}\u{441}\u{438}\u{438}</p>");
+        let d = decode(&cyrillic).unwrap();
+        assert_eq!(d.encoding, "windows-1251");
+        assert!(d
+            .text
+            .contains("\u{41c}\u{43e}\u{441}\u{43a}\u{432}\u{430}"));
+        // A charset declared from outside, as a label or a Content-Type value, quoted or not.
+        let (koi8, _, _) =
+            encoding_rs::KOI8_R.encode("<p>\u{41c}\u{43e}\u{441}\u{43a}\u{432}\u{430}</p>");
+        for declared in [
+            "koi8-r",
+            "\"koi8-r\"",
+            "text/html; charset=koi8-r",
+            "text/html; charset=\"KOI8-R\"",
+        ] {
+            let d = decode_declared(&koi8, Some(declared)).unwrap();
+            assert_eq!(d.encoding, "KOI8-R", "{declared}");
+        }
+        // A Content-Type without a charset declares none.
+        assert_ne!(
+            decode_declared(&koi8, Some("text/html")).unwrap().encoding,
+            "KOI8-R"
         );
     }
 
