@@ -1397,6 +1397,9 @@ pub(crate) fn escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            // Noncharacters, which an HTML parser reports as errors.
+            '\u{fdd0}'..='\u{fdef}' => out.push('\u{fffd}'),
+            c if (c as u32) & 0xfffe == 0xfffe => out.push('\u{fffd}'),
             _ => out.push(c),
         }
     }
@@ -1421,7 +1424,8 @@ pub fn html_header(title: &str) -> String {
          section+section{{border-top:4px double #888;margin-top:2em}}\
          .b{{margin:2px 0;padding:3px 6px;border:2px solid transparent;border-radius:3px}}\
          .keep{{border-color:#135}}.m{{color:#555;font-size:11px}}\
-         .pre{{display:block;white-space:pre-wrap;font-family:monospace}}</style></head><body>\n",
+         .pre{{display:block;white-space:pre-wrap;font-family:monospace}}\
+         .b,h1,p{{overflow-wrap:anywhere}}</style></head><body>\n",
         escape(title)
     )
 }
@@ -1432,28 +1436,52 @@ pub const HTML_FOOTER: &str = "</body></html>\n";
 /// One page of a debug view: its title, source and blocks, in a `<section>`.
 pub fn html_section(source: &str, e: &Extraction) -> String {
     let mut out = format!(
-        "<section>\n<h1>{}</h1>\n<p class=\"m\">{}: {} block{}, {} kept. Colour: score from red (0, \
-         boilerplate) to green (1, content); outlined: kept; hover: features.</p>\n",
+        "<section>\n<h1><bdi>{}</bdi></h1>\n<p class=\"m\"><bdi>{}</bdi>: {} block{}, {} kept{}. \
+         Colour: score from red (0, boilerplate) to green (1, content); outlined: kept; hover: \
+         the features that are not 0.</p>\n",
         escape(&e.title),
         escape(source),
         e.blocks.len(),
         if e.blocks.len() == 1 { "" } else { "s" },
-        e.blocks.iter().filter(|b| b.label.is_content()).count()
+        e.blocks.iter().filter(|b| b.label.is_content()).count(),
+        if e.truncated {
+            "; the page was cut at the block limit, its later blocks are not shown"
+        } else {
+            ""
+        }
     );
+    // The kept blocks by their words, to say which one a dropped block repeats: the decoder
+    // drops a long repeat of a kept block whatever its score.
+    let mut kept: FxHashMap<String, usize> = FxHashMap::default();
     for (i, b) in e.blocks.iter().enumerate() {
         let hue = (b.score.clamp(0.0, 1.0) * 120.0).round();
+        // The features that are not 0: most are flags, and a page's view stays a fraction
+        // of the size it would have with all of them.
         let features: String = if i < e.features.rows() {
             SCHEMA
                 .iter()
                 .zip(e.features.row(i))
+                .filter(|(_, v)| **v != 0.0)
                 .map(|(d, v)| format!("{}={v}\n", d.name))
                 .collect()
         } else {
             String::new()
         };
+        let words = crate::decode::normalized(&b.text);
+        let label = if b.label.is_content() {
+            if !words.is_empty() {
+                kept.entry(words).or_insert(b.index);
+            }
+            "kept".to_string()
+        } else {
+            match kept.get(&words) {
+                Some(first) => format!("dropped, repeats #{first}"),
+                None => "dropped".to_string(),
+            }
+        };
         out.push_str(&format!(
             "<div class=\"b{}\" style=\"background:hsl({hue},70%,85%)\" title=\"{}\">\
-             <span class=\"m\">#{} &lt;{}&gt; {:.2}</span> {}</div>\n",
+             <span class=\"m\">#{} &lt;{}&gt; {:.2} {label}</span> {}</div>\n",
             if b.label.is_content() { " keep" } else { "" },
             escape(&features),
             b.index,

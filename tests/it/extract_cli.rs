@@ -144,7 +144,10 @@ fn several_pages_as_text_markdown_or_html_are_each_named() {
     assert!(html.trim_end().ends_with("</body></html>"));
     assert_eq!(html.matches("<section>").count(), 2);
     assert_eq!(html.matches("</section>").count(), 2);
-    let (first, second) = (html.find(&format!("{a}: ")), html.find(&format!("{b}: ")));
+    let (first, second) = (
+        html.find(&format!("<bdi>{a}</bdi>: ")),
+        html.find(&format!("<bdi>{b}</bdi>: ")),
+    );
     assert!(first.unwrap() < second.unwrap());
     assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
     // A directory or a list holding one page is a batch: JSON Lines, and the summary.
@@ -2497,5 +2500,38 @@ fn buttons_asides_and_promoted_lists_keep_the_numbers_of_the_lists_around_them()
         "1. Outer first.\n   1. Inner first.\n\n      Copy\n   2. Inner second.\n2. Outer second.\n\n\
          ## Steps\n\n1. Step one.\n\n   A tip.\n2. Step two\n\n## Thread\n\n1. Reply one.\n\
          2. Reply two.\n\n<!-- -->\n\n2. Post two.\n\n"
+    );
+}
+
+/// The debug view says which blocks are kept, which earlier block a dropped one repeats,
+/// when the page was cut at the block limit; it lists the features that are not 0, and
+/// writes no noncharacter.
+#[test]
+fn the_debug_view_says_why_a_block_is_dropped_and_when_the_page_was_cut() {
+    let long = "The council voted on Tuesday to build a new bridge across the river by spring.";
+    let page = format!(
+        "<h1>Bridge</h1><p>{long}</p><p>Work starts in March\u{ffff}, the mayor said.</p><p>{long}</p>"
+    );
+    let view = |extra: &[&str]| {
+        let mut args = vec!["extract", "--format", "html", "--threshold", "0"];
+        args.extend_from_slice(extra);
+        args.push("-");
+        let out = textsift(&args, Some(page.as_bytes()));
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let html = view(&[]);
+    assert!(html.contains("#1 &lt;p&gt; "), "{html}");
+    assert!(html.contains(" kept</span>"), "{html}");
+    assert!(html.contains(" dropped, repeats #1</span>"), "{html}");
+    assert!(!html.contains('\u{ffff}'));
+    assert!(html.contains("March\u{fffd},"), "{html}");
+    assert!(!html.contains("=0\n"), "zero features are left out");
+    assert!(html.contains("words="));
+    assert!(!html.contains("cut at the block limit"));
+    let cut = view(&["--max-blocks", "2"]);
+    assert!(
+        cut.contains("; the page was cut at the block limit, its later blocks are not shown."),
+        "{cut}"
     );
 }
