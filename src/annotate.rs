@@ -237,8 +237,14 @@ fn line_error(path: &Path, n: usize, e: &serde_json::Error) -> Error {
 /// records. Pages that cannot be read are returned as errors with their id, not dropped silently.
 /// A block is labelled content when at least `min_aligned` of its words align with the gold
 /// text ([`crate::train::LabelRecipe::min_aligned`]); `max_bytes` bounds each page, as
-/// [`crate::input::DEFAULT_MAX_BYTES`] does for extraction.
+/// [`crate::input::DEFAULT_MAX_BYTES`] does for extraction. A `min_aligned` outside (0, 1]
+/// is an [`Error::Config`].
 pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
+    if !(min_aligned > 0.0 && min_aligned <= 1.0) {
+        return Err(Error::Config(format!(
+            "min_aligned must be in (0, 1], got {min_aligned}"
+        )));
+    }
     if path.is_dir() {
         let gold = read_wcxb(path)?
             .into_iter()

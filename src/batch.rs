@@ -49,7 +49,9 @@ pub fn isolate<T>(work: impl FnOnce() -> crate::Result<T>) -> crate::Result<T> {
             .copied()
             .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
             .unwrap_or("a panic without a message");
-        Err(crate::Error::Internal(message.to_string()))
+        // One line, as every error's message is.
+        let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+        Err(crate::Error::Internal(message))
     })
 }
 
@@ -309,6 +311,9 @@ mod tests {
             Err(crate::Error::Internal(m)) => assert_eq!(m, "page 7"),
             r => panic!("{r:?}"),
         }
+        // A message of several lines is one line.
+        let r: crate::Result<()> = isolate(|| panic!("line one\n  line two"));
+        assert!(matches!(r, Err(crate::Error::Internal(m)) if m == "line one line two"));
         let r: crate::Result<()> = isolate(|| {
             // Nested: the inner panic is the inner call's error, and the outer goes on.
             let inner: crate::Result<()> = isolate(|| panic!("inner"));

@@ -58,16 +58,21 @@ pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<De
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(Error::Empty);
     }
+    let decoded = decode_text(bytes, declared)?;
+    // Spaces of any script alone (`&nbsp;` as bytes, U+3000) are an empty page too.
+    if decoded.text.chars().all(char::is_whitespace) {
+        return Err(Error::Empty);
+    }
+    Ok(decoded)
+}
+
+/// [`decode_declared`] past its check of empty input.
+fn decode_text<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<Decoded<'a>> {
     if let Some(kind) = xml_kind(bytes) {
         return Err(Error::NotHtml(kind));
     }
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
-        // A byte-order mark alone, or before spaces only, is an empty page too.
-        let decoded = finish(enc, &bytes[bom_len..]);
-        if decoded.text.chars().all(char::is_whitespace) {
-            return Err(Error::Empty);
-        }
-        return Ok(decoded);
+        return Ok(finish(enc, &bytes[bom_len..]));
     }
     if let Some(enc) = utf16_without_bom(bytes) {
         return Ok(finish(enc, bytes));
@@ -548,6 +553,13 @@ mod tests {
             );
         }
         assert!(decode(b"\xFF\xFEx\x00").is_ok());
+        // Spaces of other scripts alone, with or without a byte-order mark.
+        for spaces in ["\u{a0}\u{a0}", "\u{3000}", "\u{feff}\u{a0} "] {
+            assert!(
+                matches!(decode(spaces.as_bytes()), Err(Error::Empty)),
+                "{spaces:?}"
+            );
+        }
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
         assert!(matches!(decode(png), Err(Error::NotHtml(k)) if k == "PNG image"));
         // Compressions other than gzip and zstd say how to read them.

@@ -29,8 +29,9 @@ pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024 * 1024;
 
 /// The error of a page over the byte limit; `what` says where it was found.
 pub(crate) fn too_many_bytes(max_bytes: u64, what: &str) -> Error {
+    let unit = if max_bytes == 1 { "byte" } else { "bytes" };
     Error::TooLarge(format!(
-        "more than {max_bytes} bytes{what} (raise the limit with --max-bytes or Limits::max_bytes)"
+        "more than {max_bytes} {unit}{what} (raise the limit with --max-bytes or Limits::max_bytes)"
     ))
 }
 

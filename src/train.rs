@@ -698,7 +698,8 @@ fn placeholder_info(recipe: &Recipe) -> ModelInfo {
 
 /// Train the final model on all pages, with the decoding that `cv` chose (without one, the
 /// model decodes with [`Decoding::WITHOUT_CV`]). `data` names the training data and `date`
-/// the day of training (`YYYY-MM-DD`, [`today`]), both recorded in the model's metadata.
+/// the day of training (`YYYY-MM-DD`, [`today`]; another form is an
+/// [`Error::Config`]), both recorded in the model's metadata.
 ///
 /// ```no_run
 /// use textsift::train::{self, Recipe};
@@ -722,6 +723,16 @@ pub fn train_final(
     cv: Option<&CrossValidation>,
     date: String,
 ) -> Result<Model> {
+    let is_date = date.len() == 10
+        && date.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        });
+    if !is_date {
+        return Err(Error::Config(format!(
+            "training date {date:?} is not YYYY-MM-DD"
+        )));
+    }
     let copies = clean_copies(pages, recipe.labels.clean_copies);
     let rows = rows_of(
         pages.iter().chain(copies.iter().map(|(_, c)| c)),

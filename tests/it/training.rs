@@ -142,6 +142,11 @@ fn pages_of_fewer_sites_than_folds_are_still_cross_validated() {
 fn gold_text_annotations_train_a_model_that_round_trips() {
     let dir = tempfile::tempdir().unwrap();
     let (pages, bad) = annotate::load(&manifest(dir.path()), 0.5, 1 << 20).unwrap();
+    // A share of aligned words out of (0, 1] is refused, not read as "nothing is content".
+    for share in [0.0, 7.0, f32::NAN] {
+        let err = annotate::load(&manifest(dir.path()), share, 1 << 20).unwrap_err();
+        assert_eq!(err.kind(), "invalid_setting", "{err}");
+    }
     assert!(bad.is_empty());
     assert_eq!(pages.len(), 24);
     // The same file compressed, as corpora are kept, gives the same pages.
@@ -309,6 +314,12 @@ fn hand_corrected_block_labels_train_a_model() {
     let mut recipe = small_recipe();
     recipe.model.trees = 3;
     let model = train::train_final(&pages, &recipe, vec![], None, "2026-01-01".into()).unwrap();
+    // A date that is no YYYY-MM-DD is refused, not written into the model.
+    let err = train::train_final(&pages, &recipe, vec![], None, "yesterday".into()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid setting: training date \"yesterday\" is not YYYY-MM-DD"
+    );
     // Without cross-validation to choose one, the model keeps the decoding that needs no
     // threshold, not a bare threshold of 0.5.
     assert_eq!(
