@@ -570,11 +570,15 @@ impl Page {
                 "blockquote" => in_item[i],
                 _ => e.parent.map_or(NONE, |p| quoted_in[p as usize]),
             };
+            // The tag is read only inside an item's text or such a part of it.
+            let later_above = e.parent.map_or(NONE, |p| later_in[p as usize]);
             later_in[i] = match &*e.tag {
-                _ if is_item => NONE,
-                tag if is_composition(tag) && parent_item != NONE => parent_item,
-                tag if is_composition(tag) || text_container(tag, false) => {
-                    e.parent.map_or(NONE, |p| later_in[p as usize])
+                _ if is_item || (parent_item == NONE && later_above == NONE) => NONE,
+                tag if parent_item != NONE && is_composition(tag) => parent_item,
+                tag if later_above != NONE
+                    && (is_composition(tag) || text_container(tag, false)) =>
+                {
+                    later_above
                 }
                 _ => NONE,
             };

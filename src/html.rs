@@ -81,19 +81,18 @@ fn decode_text<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<Decoded<'a
         return Err(Error::NotHtml(kind));
     }
     let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
-    let label =
-        |l: &[u8]| Encoding::for_label(l).map(|enc| as_the_bytes_read(not_utf16(enc), bytes));
+    let label = |l: &[u8]| Encoding::for_label(l).map(|enc| unless_utf8(not_utf16(enc), bytes));
     if let Some(enc) = declared
         .and_then(declared_label)
         .and_then(|d| label(d.as_bytes()))
     {
-        return Ok(finish(enc, bytes));
+        return Ok(finish_declared(enc, bytes));
     }
     if let Some(enc) = meta_charset_regex()
         .captures(head)
         .and_then(|c| label(&c[1]))
     {
-        return Ok(finish(enc, bytes));
+        return Ok(finish_declared(enc, bytes));
     }
     // A crawler that caps a page's size cuts it anywhere, often inside a character: that
     // alone must not send a UTF-8 page to the detector, which reads it as a legacy charset.
@@ -143,23 +142,21 @@ fn mostly_utf8(bytes: &[u8]) -> bool {
     valid >= 4 * invalid
 }
 
-/// The encoding declared for the page (by its `<meta>` or from outside), unless the bytes
-/// say otherwise: a legacy charset declared for text that is UTF-8 gives way to UTF-8
-/// ([`unless_utf8`]), and UTF-8 declared for bytes that are mostly not (more invalid
-/// sequences than valid non-ASCII characters: a template's declaration over text in a legacy
-/// charset) gives way to the legacy encoding that they read as.
-fn as_the_bytes_read(enc: &'static Encoding, bytes: &[u8]) -> &'static Encoding {
-    if enc != encoding_rs::UTF_8 {
-        return unless_utf8(enc, bytes);
-    }
-    if is_utf8_prefix(bytes) {
-        return enc;
+/// The page decoded in the encoding declared for it (by its `<meta>` or from outside, a
+/// legacy one already checked by [`unless_utf8`]), unless it is UTF-8 and the bytes are
+/// mostly not (more invalid sequences than valid non-ASCII characters: a template's
+/// declaration over text in a legacy charset): then in the legacy encoding that they read
+/// as. Only a page with invalid bytes is read twice.
+fn finish_declared<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
+    let decoded = finish(enc, bytes);
+    if enc != encoding_rs::UTF_8 || !decoded.had_errors {
+        return decoded;
     }
     let (valid, invalid) = utf8_counts(bytes);
     if invalid > valid {
-        detected(bytes)
+        finish(detected(bytes), bytes)
     } else {
-        enc
+        decoded
     }
 }
 
