@@ -487,11 +487,11 @@ impl Page {
         // The list item that holds the quote around each element, when the quote is inside
         // an item (`<li>Text<blockquote>…</blockquote></li>`), or `NONE`.
         let mut quoted_in = vec![NONE; n];
-        // The list item around each element inside a section, an aside, a form or a button
-        // of the item (through containers of its text), or `NONE`: such an element is more of
-        // the item when the item's text began above it, as a browser draws it inside the
-        // item; first in the item, it is laid out as such (blogs and feeds put whole posts in
-        // list items).
+        // The list item around each element inside a section, an aside, a form, a button or a
+        // list (its own text outside its items) of the item (through containers of its
+        // text), or `NONE`: such an element is more of the item when the item's text began
+        // above it, as a browser draws it inside the item; first in the item, it is laid out
+        // as such (blogs and feeds put whole posts in list items).
         let mut later_in = vec![NONE; n];
         // Each description's term: the last `<dt>` before it in its list, by the `<dd>`.
         let mut last_term: FxHashMap<u32, u32> = FxHashMap::default();
@@ -574,9 +574,10 @@ impl Page {
             let later_above = e.parent.map_or(NONE, |p| later_in[p as usize]);
             later_in[i] = match &*e.tag {
                 _ if is_item || (parent_item == NONE && later_above == NONE) => NONE,
-                tag if parent_item != NONE && is_composition(tag) => parent_item,
+                // A list's own text outside its items (`<ul><b>Also</b>: a, b</ul>`) too.
+                tag if parent_item != NONE && (is_composition(tag) || is_list) => parent_item,
                 tag if later_above != NONE
-                    && (is_composition(tag) || text_container(tag, false)) =>
+                    && (is_composition(tag) || is_list || text_container(tag, false)) =>
                 {
                     later_above
                 }

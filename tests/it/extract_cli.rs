@@ -2488,7 +2488,8 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
 fn buttons_asides_and_promoted_lists_keep_the_numbers_of_the_lists_around_them() {
     let page = "<ol><li><p>Outer first.</p><ol><li><p>Inner first.</p><button>Copy</button></li>\
                 <li><p>Inner second.</p></li></ol></li><li><p>Outer second.</p></li></ol>\
-                <h2>Steps</h2><ol><li><p>Step one.</p><aside><p>A tip.</p></aside></li><li>Step two</li></ol>\
+                <h2>Steps</h2><ol><li><p>Step one.</p><aside><p>A tip.</p></aside></li><li>Step two\
+                <ul><b>Also</b>: a, b</ul></li><li>Step three</li></ol>\
                 <h2>Thread</h2><ol><li><div><img src=a.png></div><ol><li>Reply one.</li>\
                 <li>Reply two.</li></ol></li><li>Post two.</li></ol>";
     let md = stdout(&textsift(
@@ -2498,7 +2499,7 @@ fn buttons_asides_and_promoted_lists_keep_the_numbers_of_the_lists_around_them()
     assert_eq!(
         md,
         "1. Outer first.\n   1. Inner first.\n\n      Copy\n   2. Inner second.\n2. Outer second.\n\n\
-         ## Steps\n\n1. Step one.\n\n   A tip.\n2. Step two\n\n## Thread\n\n1. Reply one.\n\
+         ## Steps\n\n1. Step one.\n\n   A tip.\n2. Step two\n\n   Also: a, b\n3. Step three\n\n## Thread\n\n1. Reply one.\n\
          2. Reply two.\n\n<!-- -->\n\n2. Post two.\n\n"
     );
 }
