@@ -71,7 +71,8 @@ const TRAIN_EXAMPLE: &str = r#"Annotations (--data, repeatable):
 
 Example:
   $ textsift train --data ../shared/data/wcxb/dev --recipe training/recipe.toml \
-        --out models/default.tsm --report training/REPORT.md"#;
+        --out my-model.tsm --report my-report.md
+  (the shipped model is made so, with --out models/default.tsm --report training/REPORT.md)"#;
 
 #[derive(Args)]
 struct TrainArgs {
@@ -227,7 +228,8 @@ struct InputArgs {
     max_bytes: u64,
     /// Also write every page that failed to FILE, as JSON Lines in input order: {"source",
     /// "warc_record_id" or "url" when known, "kind" (too_large, not_html, cannot_read, empty,
-    /// bad_gzip, bad_zstd, bad_record, internal), "error"}; the file is created even when none fails.
+    /// bad_gzip, bad_zstd, bad_record, internal), "error", and "fields" with --keep-field}; the
+    /// file is created even when none fails.
     #[arg(long, value_name = "FILE")]
     errors: Option<PathBuf>,
     /// Also read the inputs that FILE names, after those given as arguments: one per line, or
