@@ -562,13 +562,19 @@ fn stop_between_records() {
         return;
     };
     std::thread::spawn(move || {
+        // Should the default action fail to end the process, the shell's status for the
+        // signal is the exit code, as the writers wait for ever.
+        let end = move |signal: i32| {
+            let _ = emulate_default_handler(signal);
+            std::process::exit(128 + signal)
+        };
         for signal in signals.forever() {
             if STOPPING.swap(true, Ordering::SeqCst) {
-                let _ = emulate_default_handler(signal);
+                end(signal);
             }
             std::thread::spawn(move || {
                 let _held = WRITING.lock();
-                let _ = emulate_default_handler(signal);
+                end(signal);
             });
         }
     });
