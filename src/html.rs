@@ -50,9 +50,9 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>> {
 /// such as `"iso-8859-1"`, or a `Content-Type` value such as `"text/html; charset=koi8-r"`).
 /// It wins over the page's `<meta>`, as in a browser, but not over what the bytes say: a
 /// byte-order mark wins, UTF-16 declared for bytes without one is read as UTF-8, a legacy
-/// charset declared for text that is UTF-8 (but for a few stray bytes) gives way to UTF-8,
-/// and UTF-8 declared for bytes that are mostly not UTF-8 gives way to the legacy encoding
-/// they read as; the same holds for the `<meta>`. A label that names no known encoding is
+/// charset declared for valid UTF-8 with non-ASCII text gives way to UTF-8, and UTF-8
+/// declared for bytes that are mostly not UTF-8 gives way to the legacy encoding they read
+/// as; the same holds for the `<meta>`. A label that names no known encoding is
 /// passed over.
 pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<Decoded<'a>> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
@@ -96,21 +96,58 @@ fn decode_text<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<Decoded<'a
     }
     // A crawler that caps a page's size cuts it anywhere, often inside a character: that
     // alone must not send a UTF-8 page to the detector, which reads it as a legacy charset.
-    // So must a stray byte in a UTF-8 page (a legacy byte pasted in, a cut inside the page).
-    if mostly_utf8(bytes) {
+    if is_utf8_prefix(bytes) {
         return Ok(finish(encoding_rs::UTF_8, bytes));
     }
+    // Nor must a few bytes of a legacy charset in a UTF-8 page (a stray byte, a paragraph
+    // pasted in): its UTF-8 is read as such, and each such byte as windows-1252 reads it.
+    if mostly_utf8(bytes) {
+        return Ok(utf8_with_legacy_bytes(bytes));
+    }
     Ok(finish(detected(bytes), bytes))
+}
+
+/// Bytes that are mostly UTF-8 ([`mostly_utf8`]): the valid UTF-8 as it is, every other byte
+/// as windows-1252 reads it, and a character cut short at the end as U+FFFD.
+fn utf8_with_legacy_bytes(bytes: &[u8]) -> Decoded<'_> {
+    let mut text = String::with_capacity(bytes.len() + 16);
+    let mut chunks = bytes.utf8_chunks().peekable();
+    while let Some(chunk) = chunks.next() {
+        text.push_str(chunk.valid());
+        let invalid = chunk.invalid();
+        if chunks.peek().is_none() && is_utf8_prefix(invalid) {
+            if !invalid.is_empty() {
+                text.push('\u{fffd}');
+            }
+        } else {
+            text.push_str(
+                &encoding_rs::WINDOWS_1252
+                    .decode_without_bom_handling(invalid)
+                    .0,
+            );
+        }
+    }
+    Decoded {
+        text: Cow::Owned(text),
+        encoding: encoding_rs::UTF_8.name(),
+        had_errors: true,
+    }
 }
 
 /// The charset label in what came with a page: a bare label, or a `Content-Type` value's
 /// `charset` parameter (`text/html; charset="windows-1251"`).
 fn declared_label(declared: &str) -> Option<String> {
-    if declared.contains(['/', ';']) {
-        let m = declared.parse::<mime::Mime>().ok()?;
-        return m.get_param(mime::CHARSET).map(|c| c.as_str().to_string());
+    let label = |l: &str| l.trim().trim_matches(['"', '\'']).trim().to_string();
+    if !declared.contains(['/', ';']) {
+        return Some(label(declared));
     }
-    Some(declared.trim().trim_matches('"').to_string())
+    // Read by hand, as servers write it: spaces around `=`, a trailing space, single quotes.
+    declared.split(';').skip(1).find_map(|param| {
+        let (name, value) = param.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| label(value))
+    })
 }
 
 /// The legacy encoding that the bytes read as, by their statistics.
@@ -149,7 +186,7 @@ fn mostly_utf8(bytes: &[u8]) -> bool {
 /// as. Only a page with invalid bytes is read twice.
 fn finish_declared<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
     let decoded = finish(enc, bytes);
-    if enc != encoding_rs::UTF_8 || !decoded.had_errors {
+    if enc != encoding_rs::UTF_8 || !decoded.had_errors || is_utf8_prefix(bytes) {
         return decoded;
     }
     let (valid, invalid) = utf8_counts(bytes);
@@ -170,10 +207,11 @@ fn not_utf16(enc: &'static Encoding) -> &'static Encoding {
     }
 }
 
-/// A legacy charset declared for bytes that hold non-ASCII text and are UTF-8 (a last
-/// character cut short and a few stray bytes allowed, [`mostly_utf8`]) gives way to UTF-8.
+/// A legacy charset declared for bytes that hold non-ASCII text and are valid UTF-8 (a last
+/// character cut short allowed) gives way to UTF-8. A page whose UTF-8 menus surround text in
+/// the declared charset keeps it: its UTF-8 parts are mended later ([`mend_double_utf8`]).
 fn unless_utf8(enc: &'static Encoding, bytes: &[u8]) -> &'static Encoding {
-    if enc != encoding_rs::UTF_8 && !bytes.is_ascii() && mostly_utf8(bytes) {
+    if enc != encoding_rs::UTF_8 && !bytes.is_ascii() && is_utf8_prefix(bytes) {
         encoding_rs::UTF_8
     } else {
         enc
@@ -704,24 +742,43 @@ mod tests {
 
     #[test]
     fn a_stray_byte_leaves_utf8_and_a_false_utf8_declaration_gives_way() {
-        // One byte of another charset among UTF-8 text: UTF-8, the byte replaced.
+        // One byte of another charset among UTF-8 text: UTF-8, the byte as windows-1252
+        // reads it (here the `é` of that charset).
         let page =
             "<title>Caf\u{e9}</title><p>\u{dc}n\u{ef}c\u{f6}d\u{e9} na\u{ef}ve fa\u{e7}ade</p>";
         let mut bytes = page.as_bytes().to_vec();
         let at = page.find('\u{e9}').unwrap();
-        bytes.splice(at..at + 2, [0xff]);
+        bytes.splice(at..at + 2, [0xe9]);
         let d = decode(&bytes).unwrap();
         assert_eq!((d.encoding, d.had_errors), ("UTF-8", true));
-        assert!(d
-            .text
-            .contains("Caf\u{fffd}</title><p>\u{dc}n\u{ef}c\u{f6}d\u{e9} na"));
-        // Declared windows-1252 the same: the bytes are UTF-8.
+        assert!(d.text.contains(page), "{}", d.text);
+        // A UTF-8 menu around a paragraph in windows-1252: both read as written.
+        let mixed =
+            b"<nav>Z\xc3\xbcrich \xc2\xb7 Gen\xc3\xa8ve \xc2\xb7 K\xc3\xb6ln \xc2\xb7 M\xc3\xbcnchen \xc2\xb7 \
+              Malm\xc3\xb6 \xe2\x86\x92</nav>\
+                      <p>We don\x92t think it\x92s over.</p>";
+        let d = decode(mixed).unwrap();
+        assert!(
+            d.text.contains("Z\u{fc}rich \u{b7} Gen\u{e8}ve"),
+            "{}",
+            d.text
+        );
+        assert!(
+            d.text.contains("We don\u{2019}t think it\u{2019}s over."),
+            "{}",
+            d.text
+        );
+        // A legacy charset declared for such bytes wins: they are not all UTF-8.
         assert_eq!(
             decode_declared(&bytes, Some("windows-1252"))
                 .unwrap()
                 .encoding,
-            "UTF-8"
+            "windows-1252"
         );
+        // UTF-8 declared for a page cut inside its last character stays UTF-8.
+        let d = decode(b"<meta charset=\"utf-8\"><p>caf\xc3").unwrap();
+        assert_eq!((d.encoding, d.had_errors), ("UTF-8", true));
+        assert!(d.text.ends_with("caf\u{fffd}"), "{}", d.text);
         // UTF-8 declared for Cyrillic text in windows-1251: read as windows-1251.
         let (cyrillic, _, _) = encoding_rs::WINDOWS_1251
             .encode("<meta charset=utf-8><p>\u{41c}\u{43e}\u{441}\u{43a}\u{432}\u{430} \u{2014} \u{441}\u{442}\u{43e}\u{43b}\u{438}\u{446}\u{430} \u{420}\u{43e}\u{441}\u{441}\u{438}\u{438}</p>");
@@ -738,6 +795,7 @@ mod tests {
             "\"koi8-r\"",
             "text/html; charset=koi8-r",
             "text/html; charset=\"KOI8-R\"",
+            "text/html;charset = 'koi8-r' ",
         ] {
             let d = decode_declared(&koi8, Some(declared)).unwrap();
             assert_eq!(d.encoding, "KOI8-R", "{declared}");

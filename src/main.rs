@@ -557,8 +557,22 @@ static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::
 fn stop_between_records() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     use signal_hook::low_level::emulate_default_handler;
+    // A signal set to be ignored when the run started (`nohup`, a script's job in the
+    // background) stays ignored.
+    let ignored = |signal: i32| {
+        // SAFETY: with no new action, sigaction only reads the current one into `old`.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+        }
+    };
+    let stops: Vec<i32> = [SIGINT, SIGTERM, SIGHUP]
+        .into_iter()
+        .filter(|&s| !ignored(s))
+        .collect();
     // Without the handlers, the signals keep their default action: no worse than before.
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(stops) else {
         return;
     };
     std::thread::spawn(move || {
@@ -1002,11 +1016,25 @@ fn reads(input: &std::path::Path, at: &std::path::Path) -> bool {
     if !input.is_dir() {
         return resolved(input).as_deref() == Some(at);
     }
+    // The files of a folder that are read: gold files, and pages by their endings.
+    let read = |sub: &str, name: &str| match sub {
+        "ground-truth" => name.ends_with(".json"),
+        _ => [".html.gz", ".html.zst", ".html", ".htm"]
+            .iter()
+            .any(|x| name.ends_with(x)),
+    };
+    // A gold file written where gold files are would be read by the next run.
+    let gold_dir = std::fs::canonicalize(input.join("ground-truth")).ok();
+    let name = at.file_name().map(|n| n.to_string_lossy().into_owned());
+    if gold_dir.is_some() && at.parent() == gold_dir.as_deref() {
+        return name.is_some_and(|n| read("ground-truth", &n));
+    }
     ["ground-truth", "html"].iter().any(|sub| {
         std::fs::read_dir(input.join(sub))
             .into_iter()
             .flatten()
             .flatten()
+            .filter(|e| read(sub, &e.file_name().to_string_lossy()))
             .any(|e| std::fs::canonicalize(e.path()).is_ok_and(|p| p == at))
     })
 }

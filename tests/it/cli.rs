@@ -1231,6 +1231,23 @@ fn eval_and_train_refuse_to_write_over_the_files_they_read() {
     assert_eq!(std::fs::read_to_string(&gold).unwrap(), gt.to_string());
     assert_eq!(std::fs::read_to_string(&page).unwrap(), generated(1));
     assert_eq!(std::fs::read(&model).unwrap(), b"not read");
+    // A new gold file would be read by the next run; a file that is no page or gold file is
+    // not read, however often it is written.
+    let new_gold = root.join("ground-truth/new.json");
+    let out = textsift(
+        &["eval", "--data", root_s, "--pages", path_str(&new_gold)],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!new_gold.exists());
+    let scores = root.join("html/scores.jsonl");
+    for _ in 0..2 {
+        let out = textsift(
+            &["eval", "--data", root_s, "--pages", path_str(&scores)],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
 }
 
 #[test]

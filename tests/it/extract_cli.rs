@@ -2479,6 +2479,32 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
     assert_eq!(status.signal(), Some(2), "{status:?}");
+
+    // A signal that was ignored when the run started (`nohup`) stays ignored.
+    let mut child = Command::new("sh")
+        .args(["-c", "trap '' HUP; exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_textsift"))
+        .args([
+            "extract",
+            "--blocks",
+            "--format",
+            "jsonl",
+            "--threads",
+            "1",
+            dir,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    out.read_exact(&mut first).unwrap();
+    kill(&child, "-HUP");
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(rest.iter().filter(|&&b| b == b'\n').count(), 8);
 }
 
 /// A button or an aside below an item's text is drawn in the item, and a nested list that
