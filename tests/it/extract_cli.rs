@@ -2427,17 +2427,16 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
         let status = Command::new("kill").args([signal, &pid]).status().unwrap();
         assert!(status.success());
     };
-    let run = || {
-        spawn(&[
-            "extract",
-            "--blocks",
-            "--format",
-            "jsonl",
-            "--threads",
-            "1",
-            dir,
-        ])
-    };
+    let args = [
+        "extract",
+        "--blocks",
+        "--format",
+        "jsonl",
+        "--threads",
+        "1",
+        dir,
+    ];
+    let run = || spawn(&args);
 
     let mut child = run();
     let mut out = child.stdout.take().unwrap();
@@ -2484,15 +2483,7 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
     let mut child = Command::new("sh")
         .args(["-c", "trap '' HUP; exec \"$0\" \"$@\""])
         .arg(env!("CARGO_BIN_EXE_textsift"))
-        .args([
-            "extract",
-            "--blocks",
-            "--format",
-            "jsonl",
-            "--threads",
-            "1",
-            dir,
-        ])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
