@@ -2436,7 +2436,29 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
         "1",
         dir,
     ];
-    let run = || spawn(&args);
+    // The runs start with the stop signals at their default action, whatever this test's
+    // own are (a job started in the background by a script ignores SIGINT).
+    let with_default_signals = |command: &mut Command| {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec, only signal(), which is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                    libc::signal(signal, libc::SIG_DFL);
+                }
+                Ok(())
+            });
+        }
+    };
+    let run = || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_textsift"));
+        command
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        with_default_signals(&mut command);
+        command.spawn().unwrap()
+    };
 
     let mut child = run();
     let mut out = child.stdout.take().unwrap();
@@ -2480,14 +2502,15 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
     assert_eq!(status.signal(), Some(2), "{status:?}");
 
     // A signal that was ignored when the run started (`nohup`) stays ignored.
-    let mut child = Command::new("sh")
+    let mut command = Command::new("sh");
+    command
         .args(["-c", "trap '' HUP; exec \"$0\" \"$@\""])
         .arg(env!("CARGO_BIN_EXE_textsift"))
         .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    with_default_signals(&mut command);
+    let mut child = command.spawn().unwrap();
     let mut out = child.stdout.take().unwrap();
     out.read_exact(&mut first).unwrap();
     kill(&child, "-HUP");
