@@ -302,7 +302,7 @@ pub struct WcxbPage {
 }
 
 /// The names a WCXB-style folder's page files end with, in the order they are looked for.
-const PAGE_EXTENSIONS: [&str; 4] = [".html.gz", ".html.zst", ".html", ".htm"];
+pub const PAGE_EXTENSIONS: [&str; 4] = [".html.gz", ".html.zst", ".html", ".htm"];
 
 /// The ids of the page files in a WCXB-style folder's `html/` that have no ground truth (not
 /// among `known`, the ids read), sorted: pages that training passes over.

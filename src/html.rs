@@ -172,9 +172,6 @@ fn utf8_counts(bytes: &[u8]) -> (usize, usize) {
 /// characters for each invalid sequence (legacy text seldom makes valid UTF-8 sequences by
 /// chance: `Ã©` for `é`).
 fn mostly_utf8(bytes: &[u8]) -> bool {
-    if is_utf8_prefix(bytes) {
-        return true;
-    }
     let (valid, invalid) = utf8_counts(bytes);
     valid >= 4 * invalid
 }

@@ -1019,7 +1019,7 @@ fn reads(input: &std::path::Path, at: &std::path::Path) -> bool {
     // The files of a folder that are read: gold files, and pages by their endings.
     let read = |sub: &str, name: &str| match sub {
         "ground-truth" => name.ends_with(".json"),
-        _ => [".html.gz", ".html.zst", ".html", ".htm"]
+        _ => textsift::annotate::PAGE_EXTENSIONS
             .iter()
             .any(|x| name.ends_with(x)),
     };
