@@ -241,9 +241,24 @@ impl Decoding {
         is_heading: &[bool],
         texts: &[S],
     ) -> Vec<bool> {
+        self.decode_traced(favor, scores, words, is_heading, texts)
+            .0
+    }
+
+    /// [`Decoding::decode_favoring`], also giving, for every block that the repeat rule
+    /// ([`Decoding::drop_repeats`]) dropped, the kept block above it whose words it repeats.
+    pub fn decode_traced<S: AsRef<str>>(
+        &self,
+        favor: Favor,
+        scores: &[f32],
+        words: &[f32],
+        is_heading: &[bool],
+        texts: &[S],
+    ) -> (Vec<bool>, Vec<Option<usize>>) {
         let mut keep = self.decoder.decode_favoring(favor, scores, words);
+        let mut repeat_of = vec![None; keep.len()];
         if self.drop_repeats {
-            drop_repeats(&mut keep, words, texts);
+            drop_repeats(&mut keep, &mut repeat_of, words, texts);
         }
         // After the repeats, so that a heading above a dropped copy stays out.
         if self.attach_headings {
@@ -253,7 +268,7 @@ impl Decoding {
                 }
             }
         }
-        keep
+        (keep, repeat_of)
     }
 }
 
@@ -262,17 +277,30 @@ impl Decoding {
 /// spacing set aside, [`for_each_normalized`]), is a repeat. A repeat of [`REPEAT_MIN_WORDS`]
 /// words or more is dropped, and with it the repeats next to it among the kept blocks: a
 /// copied section repeats its short heading with its paragraphs. Short repeats on their own,
-/// however many side by side ("Read more", prices, the cells of a table), are left.
-fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
+/// however many side by side ("Read more", prices, the cells of a table), are left. Each
+/// block dropped gets in `repeat_of` the kept block whose words it repeats.
+fn drop_repeats<S: AsRef<str>>(
+    keep: &mut [bool],
+    repeat_of: &mut [Option<usize>],
+    words: &[f32],
+    texts: &[S],
+) {
     // Hash of the normalised words → blocks kept with that hash. A match is confirmed on the
     // normalised texts themselves, so a collision never drops a block.
     let mut seen: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-    // The current run of repeats side by side, and whether it holds a long one.
+    // The current run of repeats side by side (each with the block it repeats), and whether
+    // it holds a long one.
     let (mut run, mut long) = (Vec::new(), false);
-    fn end_run(keep: &mut [bool], run: &mut Vec<usize>, long: &mut bool) {
+    fn end_run(
+        keep: &mut [bool],
+        repeat_of: &mut [Option<usize>],
+        run: &mut Vec<(usize, usize)>,
+        long: &mut bool,
+    ) {
         if *long {
-            for &j in run.iter() {
-                keep[j] = false;
+            for &(i, first) in run.iter() {
+                keep[i] = false;
+                repeat_of[i] = Some(first);
             }
         }
         run.clear();
@@ -293,23 +321,27 @@ fn drop_repeats<S: AsRef<str>>(keep: &mut [bool], words: &[f32], texts: &[S]) {
             };
         });
         let earlier = seen.entry(hash).or_default();
-        let repeat = any && !earlier.is_empty() && {
+        // The kept block above whose words these are, if any.
+        let first = if any && !earlier.is_empty() {
             let mine = normalized(text);
             earlier
                 .iter()
-                .any(|&j| normalized(texts[j].as_ref()) == mine)
+                .copied()
+                .find(|&j| normalized(texts[j].as_ref()) == mine)
+        } else {
+            None
         };
-        if repeat {
-            run.push(i);
+        if let Some(first) = first {
+            run.push((i, first));
             long |= words.get(i).is_some_and(|&w| w >= REPEAT_MIN_WORDS);
             continue;
         }
         if any && earlier.len() < MAX_SAME_HASH {
             earlier.push(i);
         }
-        end_run(keep, &mut run, &mut long);
+        end_run(keep, repeat_of, &mut run, &mut long);
     }
-    end_run(keep, &mut run, &mut long);
+    end_run(keep, repeat_of, &mut run, &mut long);
 }
 
 /// Distinct texts kept per hash value: a page crafted to collide could otherwise make the
@@ -707,6 +739,10 @@ mod tests {
             d.decode(&scores, &words, &headings, &texts),
             [true, false, true, true, true, false, false]
         );
+        // The trace names the block each dropped repeat repeats, and only those: block 1,
+        // dropped by its score, repeats nothing kept.
+        let (_, repeat_of) = d.decode_traced(Favor::Balance, &scores, &words, &headings, &texts);
+        assert_eq!(repeat_of, [None, None, None, None, None, Some(4), Some(3)]);
         let off = Decoding {
             drop_repeats: false,
             ..d

@@ -72,6 +72,10 @@ pub struct ExtractedBlock {
     pub label: Label,
     /// The model's content score, 0 to 1.
     pub score: f32,
+    /// When the decoder dropped the block as a repeat ([`crate::Decoding::drop_repeats`]),
+    /// whatever its score: the kept block above whose words it repeats, by index.
+    #[serde(skip)]
+    pub repeat_of: Option<usize>,
     /// What the block is in the page's structure: a list item, a table cell, or text.
     #[serde(skip)]
     pub role: crate::blocks::Role,
@@ -353,9 +357,9 @@ impl Extractor {
             .collect();
         let scores = self.model.scores(&analysis.features, &texts)?;
         let (words, headings) = crate::features::words_and_headings(&analysis.features);
-        let keep = self
+        let (keep, repeat_of) = self
             .decoding
-            .decode_favoring(self.favor, &scores, &words, &headings, &texts);
+            .decode_traced(self.favor, &scores, &words, &headings, &texts);
         let page = analysis.page;
         let classes = if with_classes {
             page.blocks
@@ -374,15 +378,16 @@ impl Extractor {
         let blocks: Vec<ExtractedBlock> = page
             .blocks
             .iter()
-            .zip(scores.iter().zip(&keep))
+            .zip(scores.iter().zip(&keep).zip(repeat_of))
             .zip(roles)
-            .map(|((b, (&score, &k)), role)| ExtractedBlock {
+            .map(|((b, ((&score, &k), repeat_of)), role)| ExtractedBlock {
                 index: b.index,
                 text: b.preformatted.as_ref().unwrap_or(&b.text).clone(),
                 collapsed: b.preformatted.as_ref().map(|_| b.text.clone()),
                 tag: page.tag_of(b).to_string(),
                 label: Label::from_bool(k),
                 score,
+                repeat_of,
                 role,
                 // Only a block that the features say is quoted has a quote to look for.
                 quote: (analysis

@@ -1450,9 +1450,6 @@ pub fn html_section(source: &str, e: &Extraction) -> String {
             ""
         }
     );
-    // The kept blocks by their words, to say which one a dropped block repeats: the decoder
-    // drops a long repeat of a kept block whatever its score.
-    let mut kept: FxHashMap<String, usize> = FxHashMap::default();
     for (i, b) in e.blocks.iter().enumerate() {
         let hue = (b.score.clamp(0.0, 1.0) * 120.0).round();
         // The features that are not 0: most are flags, and a page's view stays a fraction
@@ -1467,17 +1464,11 @@ pub fn html_section(source: &str, e: &Extraction) -> String {
         } else {
             String::new()
         };
-        let words = crate::decode::normalized(&b.text);
-        let label = if b.label.is_content() {
-            if !words.is_empty() {
-                kept.entry(words).or_insert(b.index);
-            }
-            "kept".to_string()
-        } else {
-            match kept.get(&words) {
-                Some(first) => format!("dropped, repeats #{first}"),
-                None => "dropped".to_string(),
-            }
+        let label = match b.repeat_of {
+            _ if b.label.is_content() => "kept".to_string(),
+            // The decoder drops a long repeat of a kept block whatever its score.
+            Some(first) => format!("dropped, repeats #{first}"),
+            None => "dropped".to_string(),
         };
         out.push_str(&format!(
             "<div class=\"b{}\" style=\"background:hsl({hue},70%,85%)\" title=\"{}\">\
@@ -1513,6 +1504,7 @@ mod tests {
             tag: tag.into(),
             label: Label::from_bool(kept),
             score: 0.5,
+            repeat_of: None,
             role,
             // Every `blockquote` block in one quote, unless a test says otherwise.
             quote: (tag == "blockquote").then_some(0),
