@@ -11,6 +11,7 @@ mod warc;
 pub use compressed::{decompress, gunzip_if_gzip};
 
 use crate::error::{Error, Result};
+use compressed::is_bad_gzip;
 pub(crate) use compressed::stream_error;
 use compressed::{head_to_read, packing, unpacked, unpacked_head, unzstd_at_once, Packing};
 use jsonl::{jsonl_lines, jsonl_record};
@@ -496,14 +497,26 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// such a file is read record by record though its first line is not a record (a download
 /// resumed or cut mid-line), and that line is reported as a bad record.
 fn named_json_lines(path: &Path) -> bool {
+    let name = unpacked_name(path);
+    name.ends_with(".jsonl") || name.ends_with(".ndjson")
+}
+
+/// Whether a file's name says it holds WARC records (`.warc`, compressed or not): such a file
+/// whose first gzip member is corrupt is read on from its next member.
+fn named_warc(path: &Path) -> bool {
+    unpacked_name(path).ends_with(".warc")
+}
+
+/// A file's name in lower case, without the ending of its compression.
+fn unpacked_name(path: &Path) -> String {
     let name = path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().to_lowercase());
-    let name = [".gz", ".zst", ".zstd"]
+    [".gz", ".zst", ".zstd"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
-        .unwrap_or(&name);
-    name.ends_with(".jsonl") || name.ends_with(".ndjson")
+        .unwrap_or(&name)
+        .to_string()
 }
 
 /// A container told from the first bytes, with a page read as JSON Lines when the file's
@@ -645,8 +658,13 @@ fn opened_unguarded(
         Ok(s) => s,
         Err(e) => return single(Err(e)),
     };
+    let read = |item| Pending(Deferred::Read(item));
     let kind = match stream.fill_buf() {
         Ok(h) => as_named(container_of(h), path.as_deref()),
+        // Its first record lost, a WARC file is read on from its next gzip member.
+        Err(e) if is_bad_gzip(&e) && path.as_deref().is_some_and(named_warc) => {
+            return Box::new(warc_pages(source, stream, max_bytes, Some(e)).map(read));
+        }
         Err(e) => {
             let path = path.unwrap_or_else(|| PathBuf::from("-"));
             return single(Err(stream_error(e, |source| Error::Io {
@@ -655,9 +673,8 @@ fn opened_unguarded(
             })));
         }
     };
-    let read = |item| Pending(Deferred::Read(item));
     match kind {
-        Container::Warc => return Box::new(warc_pages(source, stream, max_bytes).map(read)),
+        Container::Warc => return Box::new(warc_pages(source, stream, max_bytes, None).map(read)),
         Container::JsonLines => {
             let lines = jsonl_lines(source, stream, max_bytes);
             let reading = reading.clone();
@@ -786,6 +803,10 @@ fn file_container(path: &Path) -> Option<Container> {
         return None;
     }
     let raw = file_head(&mut std::fs::File::open(path).ok()?)?;
+    // A WARC file whose first gzip member is corrupt is read on from its next member.
+    if named_warc(path) && packing(&raw) == Packing::Gzip && unpacked_head(&raw).is_empty() {
+        return Some(Container::Warc);
+    }
     told_container(&raw, raw.len() as u64 >= meta.len()).map(|c| as_named(c, Some(path)))
 }
 
@@ -822,7 +843,7 @@ fn packed_page_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>>> {
     // at its first bytes took would be lost to the stream path, and a FIFO's writer may be
     // cut off when its reader closes.
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > max_bytes || named_json_lines(path) {
+    if !meta.is_file() || meta.len() > max_bytes || named_json_lines(path) || named_warc(path) {
         return None;
     }
     let mut file = std::fs::File::open(path).ok()?;

@@ -298,23 +298,87 @@ fn bad_gzip(e: std::io::Error) -> std::io::Error {
 /// A gzip stream of one member or more, inflated as it is read (a whole page, or a WARC or
 /// JSON Lines stream). Bytes after a member that do not start another one end the stream, as
 /// `gzip -d` ignores them: a file padded with zeros or followed by a stray line keeps its
-/// pages. A member cut short (`UnexpectedEof`) or corrupt is an error.
+/// pages. A member cut short (`UnexpectedEof`) or corrupt is an error; a reader that reads
+/// on after it (a WARC file, whose records are often a member each) gets the members after
+/// it: reading goes on at the next place where a member seems to start, looked for from the
+/// second byte of the member that failed, as a member cut short runs into the next one.
 struct GzMembers<R: BufRead> {
-    member: Option<flate2::bufread::GzDecoder<R>>,
+    member: Option<flate2::bufread::GzDecoder<Logged<R>>>,
+    /// The member being read failed: the next read looks for the next one.
+    failed: bool,
 }
 
 impl<R: BufRead> GzMembers<R> {
     fn new(inner: R) -> Self {
+        let logged = Logged {
+            inner,
+            held: Vec::new(),
+            at: 0,
+            log: Vec::new(),
+        };
         GzMembers {
-            member: Some(flate2::bufread::GzDecoder::new(inner)),
+            member: Some(flate2::bufread::GzDecoder::new(logged)),
+            failed: false,
+        }
+    }
+
+    /// Start reading at the next place after the failed member's first byte where a member
+    /// seems to start (`1f 8b 08`), `false` when there is none.
+    fn resume(&mut self) -> std::io::Result<bool> {
+        let Some(member) = self.member.take() else {
+            return Ok(false);
+        };
+        let mut r = member.into_inner();
+        // The failed member's bytes after its first, then those not read yet.
+        let log = std::mem::take(&mut r.log);
+        let rest = r.held.split_off(r.at.min(r.held.len()));
+        r.held = [log.get(1..).unwrap_or_default(), &rest].concat();
+        r.at = 0;
+        // The last bytes looked at, for a start across two reads.
+        let mut carry: Vec<u8> = Vec::new();
+        loop {
+            let buf = r.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(false);
+            }
+            let joined = [&carry[..], buf].concat();
+            if let Some(at) = memchr::memmem::find(&joined, GZIP_MEMBER_START) {
+                let held = joined[at..].to_vec();
+                let n = buf.len();
+                r.consume(n);
+                // What is left of `held` is read before the stream, so put it back there.
+                let rest = r.held.split_off(r.at.min(r.held.len()));
+                r.held = [held, rest].concat();
+                r.at = 0;
+                r.log.clear();
+                self.member = Some(flate2::bufread::GzDecoder::new(r));
+                return Ok(true);
+            }
+            carry = joined[joined.len().saturating_sub(GZIP_MEMBER_START.len() - 1)..].to_vec();
+            let n = buf.len();
+            r.consume(n);
+            r.log.clear();
         }
     }
 }
 
+/// How a gzip member starts: its magic bytes and deflate's method.
+const GZIP_MEMBER_START: &[u8] = &[0x1f, 0x8b, 0x08];
+
 impl<R: BufRead> Read for GzMembers<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if std::mem::take(&mut self.failed) && !self.resume()? {
+            return Ok(0);
+        }
         while let Some(member) = &mut self.member {
-            let n = member.read(buf).map_err(bad_gzip)?;
+            let n = match member.read(buf) {
+                Ok(n) => n,
+                Err(e) => {
+                    let e = bad_gzip(e);
+                    self.failed = is_bad_gzip(&e);
+                    return Err(e);
+                }
+            };
             if n > 0 || buf.is_empty() {
                 return Ok(n);
             }
@@ -322,11 +386,78 @@ impl<R: BufRead> Read for GzMembers<R> {
             let mut inner = self.member.take().map(|m| m.into_inner());
             if let Some(rest) = inner.as_mut() {
                 if rest.fill_buf()?.first() == Some(&0x1f) {
+                    rest.log.clear();
                     self.member = inner.map(flate2::bufread::GzDecoder::new);
                 }
             }
         }
         Ok(0)
+    }
+}
+
+/// Whether a read failed on corrupt gzip data ([`BadData`]) rather than in the reader beneath
+/// it: a stream of gzip members reads on past it ([`GzMembers`]).
+pub(crate) fn is_bad_gzip(e: &std::io::Error) -> bool {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref())
+        .is_some_and(|BadData(packed, _)| *packed == Packing::Gzip)
+}
+
+/// Most bytes of a gzip member kept for [`GzMembers::resume`] to look through: a WARC
+/// record's member is most often some kilobytes. Past this, only what follows the failure
+/// is looked through.
+const MAX_MEMBER_LOG: usize = 1 << 20;
+
+/// A stream that keeps the bytes read of the current gzip member ([`MAX_MEMBER_LOG`] at
+/// most), with bytes to read again before it.
+struct Logged<R> {
+    inner: R,
+    /// Bytes to read before `inner`'s, from `at` on.
+    held: Vec<u8>,
+    at: usize,
+    /// The bytes consumed since the member started.
+    log: Vec<u8>,
+}
+
+impl<R: BufRead> Read for Logged<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Logged<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.at < self.held.len() {
+            return Ok(&self.held[self.at..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        let room = MAX_MEMBER_LOG.saturating_sub(self.log.len());
+        if self.at < self.held.len() {
+            let k = n.min(room);
+            self.log.extend_from_slice(&self.held[self.at..self.at + k]);
+            self.at += n;
+            if self.at >= self.held.len() {
+                self.held = Vec::new();
+                self.at = 0;
+            }
+            return;
+        }
+        if room > 0 {
+            // The buffer consumed from is still the inner stream's: filling it again reads
+            // nothing.
+            if let Ok(buf) = self.inner.fill_buf() {
+                self.log
+                    .extend_from_slice(&buf[..n.min(room).min(buf.len())]);
+            }
+        }
+        self.inner.consume(n);
     }
 }
 
@@ -483,6 +614,51 @@ mod tests {
             gunzip_if_gzip(data, page.len() as u64 + 10),
             Err(Error::TooLarge(_))
         ));
+    }
+
+    #[test]
+    fn a_stream_read_on_after_a_bad_member_goes_on_at_the_next_one() {
+        let members: Vec<Vec<u8>> = (0..4)
+            .map(|i| gz(format!("<p>member {i} of a few</p>").repeat(20).as_bytes()))
+            .collect();
+        // Member 1 corrupt, or cut short so that it runs into member 2, or member 0 corrupt.
+        let mut corrupt = members[1].clone();
+        corrupt[20..30].fill(0xff);
+        let cut = members[1][..members[1].len() / 2].to_vec();
+        let mut first = members[0].clone();
+        first[20..30].fill(0xff);
+        for (bad, at, want) in [
+            (&corrupt, 1, [0, 2, 3]),
+            (&cut, 1, [0, 2, 3]),
+            (&first, 0, [1, 2, 3]),
+        ] {
+            let mut data = members.clone();
+            data[at] = bad.clone();
+            let data = data.concat();
+            let mut r = GzMembers::new(&data[..]);
+            let mut got = Vec::new();
+            let mut errors = 0;
+            let mut buf = [0u8; 64];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                    Err(e) => {
+                        assert!(is_bad_gzip(&e), "{e}");
+                        errors += 1;
+                    }
+                }
+            }
+            let text = String::from_utf8_lossy(&got);
+            for i in want {
+                assert!(text.contains(&format!("member {i} ")), "{i}: {text}");
+            }
+            assert!(
+                !text.contains(&format!("member {at} ")) || at == 1,
+                "{text}"
+            );
+            assert_eq!(errors, 1);
+        }
     }
 
     #[test]

@@ -110,45 +110,81 @@ fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
     }))
 }
 
-/// Read on to the next line that starts with [`WARC_LINE`], after a record that does not hold
-/// together, and read that much of it. `false` at the end of the stream.
-fn resync(r: &mut dyn BufRead) -> std::io::Result<bool> {
-    // How much of a line break and `WARC/1.` has been matched, across buffers. Where the bad
-    // record stopped counts as the start of a line: after a header, or after the line breaks
-    // that end a record.
-    let pattern = [b"\n", WARC_LINE].concat();
-    let mut matched = 1usize;
+/// Read on to where the next record starts, after a record that does not hold together: a
+/// line that starts with [`WARC_LINE`], or a version line (`WARC/1.0` and a line break) that
+/// a record cut inside a line runs into. Gives the bytes read from there on, to be read
+/// again; `None` at the end of the stream. Corrupt gzip data is read past, as the stream
+/// goes on at its next member ([`super::compressed`]); another failure ends the reading.
+fn resync(r: &mut dyn BufRead) -> std::io::Result<Option<Vec<u8>>> {
+    // The last bytes looked at, for a start across two reads. Where the bad record stopped
+    // counts as the start of a line: after a header, or after the line breaks that end a
+    // record.
+    let mut carry = b"\n".to_vec();
     loop {
-        let buf = r.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(false);
-        }
-        let mut i = 0;
-        while i < buf.len() {
-            if matched == 0 {
-                match memchr::memchr(b'\n', &buf[i..]) {
-                    Some(k) => {
-                        i += k + 1;
-                        matched = 1;
-                    }
-                    None => i = buf.len(),
-                }
+        let buf = match r.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if super::compressed::is_bad_gzip(&e) => {
+                carry = b"\n".to_vec();
                 continue;
             }
-            matched = match buf[i] {
-                c if c == pattern[matched] => matched + 1,
-                b'\n' => 1,
-                _ => 0,
-            };
-            i += 1;
-            if matched == pattern.len() {
-                r.consume(i);
-                return Ok(true);
-            }
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(None);
         }
-        r.consume(i);
+        let joined = [&carry[..], buf].concat();
+        let n = buf.len();
+        // A version line begun near the end is looked at again with the next read.
+        let mut wait = None;
+        for at in memchr::memmem::find_iter(&joined, WARC_LINE).filter(|&at| at > 0) {
+            let line_start = joined[at - 1] == b'\n';
+            match version_line_follows(&joined[at + WARC_LINE.len()..]) {
+                _ if line_start => {}
+                Some(true) => {}
+                Some(false) => continue,
+                None => {
+                    wait = Some(at);
+                    break;
+                }
+            }
+            r.consume(n);
+            return Ok(Some(joined[at..].to_vec()));
+        }
+        let keep = wait.unwrap_or(
+            joined
+                .len()
+                .saturating_sub(WARC_LINE.len() + VERSION_LOOKAHEAD),
+        );
+        carry = joined[keep.saturating_sub(1)..].to_vec();
+        r.consume(n);
     }
 }
+
+/// Whether what follows a [`WARC_LINE`] makes it a record's version line though it does not
+/// start a line, where a record cut inside a line ran into the next one: a digit, a line
+/// break, and the header of a record (`WARC-…` or `Content-…`). `None` when `after` ends
+/// before that can be told.
+fn version_line_follows(after: &[u8]) -> Option<bool> {
+    let (digit, rest) = after.split_first()?;
+    if !digit.is_ascii_digit() {
+        return Some(false);
+    }
+    let rest = match rest {
+        [] | [b'\r'] => return None,
+        [b'\r', b'\n', rest @ ..] | [b'\n', rest @ ..] => rest,
+        _ => return Some(false),
+    };
+    for name in [&b"warc-"[..], b"content-"] {
+        let k = rest.len().min(name.len());
+        if rest[..k].eq_ignore_ascii_case(&name[..k]) {
+            return (k == name.len()).then_some(true);
+        }
+    }
+    Some(false)
+}
+
+/// Bytes after a [`WARC_LINE`] that [`version_line_follows`] reads at most.
+const VERSION_LOOKAHEAD: usize = 1 + 2 + b"content-".len();
 
 /// A record's block as read.
 struct Body {
@@ -256,8 +292,8 @@ fn keep_tail(carry: &mut Vec<u8>, chunk: &[u8]) {
 }
 
 /// Bytes of one read kept for the next, so that a record start across two reads is found:
-/// a blank line (up to 3 bytes) and [`WARC_LINE`], less one.
-const RECORD_START_CARRY: usize = 3 + WARC_LINE.len() - 1;
+/// a blank line (up to 3 bytes), [`WARC_LINE`] and what [`version_line_follows`] reads.
+const RECORD_START_CARRY: usize = 3 + WARC_LINE.len() + VERSION_LOOKAHEAD;
 
 /// Where a record first seems to start in `chunk`, read right after `before`: a
 /// [`WARC_LINE`] after a blank line, as an offset into `before` and `chunk` together.
@@ -281,7 +317,20 @@ fn record_start(before: &[u8], chunk: &[u8]) -> Option<usize> {
     let straddling =
         memchr::memmem::find_iter(&junction, WARC_LINE).filter(|&at| at < before.len());
     let inside = memchr::memmem::find_iter(chunk, WARC_LINE).map(|at| at + before.len());
-    straddling.chain(inside).find(|&at| after_blank_line(at))
+    // A version line that a record cut inside a line ran into: what comes after it may lie
+    // past `chunk`, and is then taken to be a line break.
+    // past `chunk`: it is then looked at again with the next read, from `before`.
+    let all = before.len() + chunk.len();
+    let version_line = |at: usize| {
+        let from = at + WARC_LINE.len();
+        let after: Vec<u8> = (from..all.min(from + VERSION_LOOKAHEAD))
+            .map(byte)
+            .collect();
+        version_line_follows(&after) == Some(true)
+    };
+    straddling
+        .chain(inside)
+        .find(|&at| after_blank_line(at) || version_line(at))
 }
 
 /// Whether a record's body ended where its Content-Length said: line breaks follow, then the
@@ -321,16 +370,20 @@ const KEPT_BREAKS: usize = 1 << 16;
 /// does) is reported, and reading goes on at the first record that starts inside its block
 /// (a record cut short runs into the records after it, [`Body::replay`]), else at the next
 /// line that starts a record, so that one bad record does not lose the rest of a crawl; a
-/// stream that ends or fails to read ends, after the records held whole before the failure.
+/// stream that ends or fails to read ends, after the records held whole before the failure,
+/// but corrupt gzip data is read past, at the next gzip member. `failed` is a failure met
+/// before the first record, reported as that record's.
 pub(super) fn warc_pages(
     source: String,
     stream: Box<dyn BufRead + Send>,
     max_bytes: u64,
+    failed: Option<std::io::Error>,
 ) -> impl Iterator<Item = Item> + Send {
     let mut stream = Replay {
         bytes: Vec::new(),
         at: 0,
         ended: false,
+        failed,
         inner: stream,
     };
     let mut n = 0usize;
@@ -357,11 +410,12 @@ pub(super) fn warc_pages(
                     Err(e) => Item::new(place, Err(e)),
                     Ok(_) => unreachable!("the records that hold together are matched above"),
                 };
-                // A read error (corrupt gzip) ends the stream, as does its end.
+                // A read error (but of corrupt gzip, read past) ends the stream, as does its
+                // end.
                 match resync(&mut stream) {
                     // The version line it read is read again.
-                    Ok(true) => stream.replay(WARC_LINE.to_vec()),
-                    Ok(false) | Err(_) => ended = true,
+                    Ok(Some(line)) => stream.replay(line),
+                    Ok(None) | Err(_) => ended = true,
                 }
                 return Some(item);
             }
@@ -377,6 +431,9 @@ struct Replay {
     at: usize,
     /// The inner stream has ended: `bytes` hold the rest.
     ended: bool,
+    /// A failed read, to be given once `bytes` are read: one met after a record's end, or
+    /// in a record whose block holds the records to be read again.
+    failed: Option<std::io::Error>,
     inner: Box<dyn BufRead + Send>,
 }
 
@@ -418,6 +475,9 @@ impl BufRead for Replay {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
         if self.at < self.bytes.len() {
             return Ok(&self.bytes[self.at..]);
+        }
+        if let Some(e) = self.failed.take() {
+            return Err(e);
         }
         let buf = self.inner.fill_buf()?;
         self.ended = buf.is_empty();
@@ -500,10 +560,25 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
     // held whole is read again below, as after a block cut short.
     let failed = match (failed, &replay) {
         (Some(e), None) => return Ok(Record::Bad(failure(read_error(e)), None)),
-        (failed, _) => failed.map(read_error),
+        // The failure is given again once the records held are read: it is the failure of
+        // the record it cut.
+        (Some(e), Some(_)) => {
+            stream.failed = Some(e);
+            true
+        }
+        (None, _) => false,
     };
     let mut breaks = Vec::new();
-    let ends = got == len && record_ends(stream, &mut breaks).map_err(read_error)?;
+    let ends = got == len
+        && match record_ends(stream, &mut breaks) {
+            Ok(ends) => ends,
+            // The block was read whole: what could not be read comes after it, and is
+            // reported where the next record was to be read.
+            Err(e) => {
+                stream.failed = Some(e);
+                true
+            }
+        };
     // The block ran into a record: the line breaks after it are that record's too.
     let replay = replay.map(|mut held| {
         held.extend_from_slice(&breaks);
@@ -512,7 +587,7 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
     if !ends {
         // A read that failed is the failure of the record it cut, reported when that record
         // is read again; this one only ran into it.
-        let mut why = if failed.is_some() {
+        let mut why = if failed {
             format!(
                 "truncated WARC record: its Content-Length is {len}, the file cannot be read \
                  past {got} bytes of it"
@@ -862,18 +937,45 @@ mod tests {
     #[test]
     fn resync_finds_the_next_version_line_across_buffers() {
         let data = b"tail of a bad record\nWARC/0\nWARC/\r\nWARC/1.0\r\nWARC-Type: x";
+        // What it gives and what is left: the stream from the version line on.
+        let from = |data: &[u8], capacity| {
+            let mut r = std::io::BufReader::with_capacity(capacity, data);
+            let mut line = resync(&mut r).unwrap()?;
+            r.read_to_end(&mut line).unwrap();
+            Some(String::from_utf8(line).unwrap())
+        };
         for capacity in [1, 3, 7, 64] {
-            let mut r = std::io::BufReader::with_capacity(capacity, &data[..]);
-            assert!(resync(&mut r).unwrap(), "{capacity}");
-            let mut rest = String::new();
-            r.read_to_string(&mut rest).unwrap();
-            assert_eq!(rest, "0\r\nWARC-Type: x", "{capacity}");
+            let got = from(data, capacity);
+            assert_eq!(
+                got.as_deref(),
+                Some("WARC/1.0\r\nWARC-Type: x"),
+                "{capacity}"
+            );
+            // A record cut inside a line runs into a version line that a line break ends.
+            let cut = b"<p>cut short: WARC/1.0 is a format.WARC/1.1\r\nWARC-Type: x";
+            let got = from(cut, capacity);
+            assert_eq!(
+                got.as_deref(),
+                Some("WARC/1.1\r\nWARC-Type: x"),
+                "{capacity}"
+            );
+            let got = from(b"cut sWARC/1.1\ncontent-length: 0", capacity);
+            assert_eq!(
+                got.as_deref(),
+                Some("WARC/1.1\ncontent-length: 0"),
+                "{capacity}"
+            );
+            // Not a version line that a header follows.
+            let got = from(
+                b"x WARC/1.0 is text, see WARC/1.1\r\n\r\nor WARC/1.1\nWARC/1",
+                capacity,
+            );
+            assert_eq!(got, None, "{capacity}");
         }
         // Where it starts counts as a line start; a stream without a record ends it.
-        let mut r = std::io::BufReader::with_capacity(2, &b"WARC/1.1\r\n"[..]);
-        assert!(resync(&mut r).unwrap());
-        let mut r = std::io::BufReader::with_capacity(2, &b"xWARC/1.1\nWARC/1"[..]);
-        assert!(!resync(&mut r).unwrap());
+        assert_eq!(from(b"WARC/1.1\r\n", 2).as_deref(), Some("WARC/1.1\r\n"));
+        assert_eq!(from(b"xWARC/1.1 x\nWARC/1", 2), None);
+        assert_eq!(from(b"xWARC/1.1\r", 2), None);
     }
 
     #[test]

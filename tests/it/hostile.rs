@@ -1105,6 +1105,67 @@ fn warc_lengths_a_few_bytes_too_long_lose_no_other_record() {
     assert_eq!(error_of(&got[1]), "bad WARC record: no WARC-Type");
 }
 
+/// A gzip member that is corrupt or cut short, or a record cut inside a line (a crawler that
+/// crashed, its file then appended to), loses its own record only: the records around it are
+/// read whole, none of them is blamed, and reading goes on at the next member or record,
+/// when the first one is lost too.
+#[test]
+fn a_corrupt_or_cut_gzip_member_or_record_loses_only_its_own_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = http(ARTICLE);
+    let n = 5;
+    let records: Vec<Vec<u8>> = (0..n)
+        .map(|i| warc_record("response", &format!("https://a.example/{i}"), &body, None))
+        .collect();
+    let members: Vec<Vec<u8>> = records.iter().map(|r| gzip(r)).collect();
+    let check = |name: &str, bytes: Vec<u8>, lost: usize| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let got = items(&path, 1 << 20);
+        let read: Vec<&str> = last_parts(&got)
+            .into_iter()
+            .filter_map(|(part, ok)| ok.then_some(part))
+            .collect();
+        let want: Vec<String> = (0..n)
+            .filter(|&i| i != lost)
+            .map(|i| i.to_string())
+            .collect();
+        assert_eq!(read, want, "{name}, record {lost} lost");
+        // One failure, named by the lost record's address or its place in the file.
+        let failed: Vec<&str> = got
+            .iter()
+            .filter(|i| i.bytes.is_err())
+            .map(|i| i.source.as_str())
+            .collect();
+        let place = format!("{}#{}", path.display(), lost + 1);
+        let uri = format!("https://a.example/{lost}");
+        assert!(
+            failed.len() == 1 && (failed[0] == place || failed[0] == uri),
+            "{name}: {failed:?}"
+        );
+    };
+    for lost in 0..n {
+        let mut corrupt = members.clone();
+        let middle = corrupt[lost].len() / 2;
+        corrupt[lost][middle - 8..middle + 8].fill(0xff);
+        check("corrupt.warc.gz", corrupt.concat(), lost);
+        let mut cut = members.clone();
+        cut[lost].truncate(middle);
+        if lost + 1 < n {
+            check("cut.warc.gz", cut.concat(), lost);
+        }
+        // Cut inside a line of the page, plain and gzipped as it was written.
+        let mut cut = records.clone();
+        let middle = cut[lost].len() / 2;
+        cut[lost].truncate(middle);
+        if lost + 1 < n {
+            check("cut.warc", cut.concat(), lost);
+            let members: Vec<u8> = cut.iter().flat_map(|r| gzip(r)).collect();
+            check("cut-each.warc.gz", members, lost);
+        }
+    }
+}
+
 #[test]
 fn warc_records_with_lying_lengths() {
     let dir = tempfile::tempdir().unwrap();
