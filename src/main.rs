@@ -802,6 +802,7 @@ fn run_batch(
         let target = std::fs::canonicalize(errors).ok();
         let named = input.inputs.iter().map(PathBuf::from);
         if let Some(same) = named
+            .clone()
             .filter(|p| !p.is_dir())
             .find(|p| is_file(target.as_deref(), Some(p)))
         {
@@ -810,6 +811,32 @@ fn run_batch(
                 clap::error::ErrorKind::ArgumentConflict,
                 &format!("--errors would overwrite an input: {}", same.display()),
             );
+        }
+        // So would a file found in a directory given as input, which the walk then passes
+        // over as this run's: but for the --errors file of an earlier run, which is written
+        // over.
+        let walked = |dir: &PathBuf| {
+            let dir = std::fs::canonicalize(dir).ok();
+            target
+                .as_deref()
+                .is_some_and(|t| dir.is_some_and(|d| t.starts_with(d)))
+        };
+        if let Some(dir) = named.filter(|p| p.is_dir()).find(walked) {
+            let mut head = Vec::new();
+            let read = std::fs::File::open(errors).and_then(|f| {
+                std::io::Read::read_to_end(&mut std::io::Read::take(f, 16), &mut head)
+            });
+            if read.is_ok() && !head.is_empty() && !head.starts_with(b"{\"source\":") {
+                usage_error(
+                    command,
+                    clap::error::ErrorKind::ArgumentConflict,
+                    &format!(
+                        "--errors would overwrite an input: {} (in {})",
+                        errors.display(),
+                        dir.display()
+                    ),
+                );
+            }
         }
     }
     let stdout_is_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());

@@ -2186,6 +2186,18 @@ fn errors_file_lists_failed_pages_in_input_order() {
         let sources: Vec<_> = records(&out).iter().map(|r| r["source"].clone()).collect();
         assert_eq!(sources, [format!("{root}/a.html")]);
     }
+    // But a page found there is not emptied: the run is refused.
+    let page = format!("{root}/a.html");
+    let out = textsift(&["extract", "--errors", &page, root], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "textsift: --errors would overwrite an input: {page} (in {root})"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), article(1));
     let fresh = p("fresh.jsonl");
     let out = textsift(&["extract", "--errors", &fresh, &good, &fresh], None);
     assert_eq!(out.status.code(), Some(1));
