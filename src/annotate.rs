@@ -286,6 +286,28 @@ pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
     }
 }
 
+/// The page files that annotated data names by `html_path` (a manifest's, resolved against
+/// its folder), so that a program can keep from writing over them; none for data of another
+/// kind, and none past a line that cannot be read (the load says why).
+pub fn pages_named(path: &Path) -> Vec<PathBuf> {
+    #[derive(Deserialize)]
+    struct Named {
+        html_path: Option<String>,
+    }
+    let base = path.parent().unwrap_or(Path::new("."));
+    let Ok(stream) = crate::input::open_unpacked(path) else {
+        return Vec::new();
+    };
+    stream
+        .split(b'\n')
+        .map_while(std::result::Result::ok)
+        // Most lines of most files name no page: only those are parsed.
+        .filter(|line| memchr::memmem::find(line, b"\"html_path\"").is_some())
+        .filter_map(|line| serde_json::from_slice::<Named>(&line).ok()?.html_path)
+        .map(|p| base.join(p))
+        .collect()
+}
+
 /// A page of a WCXB-style folder.
 #[derive(Debug, Clone)]
 pub struct WcxbPage {

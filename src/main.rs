@@ -1041,7 +1041,12 @@ fn resolved(path: &std::path::Path) -> Option<PathBuf> {
 /// canonical path is `at`: a file written there would be truncated before or after it is read.
 fn reads(input: &std::path::Path, at: &std::path::Path) -> bool {
     if !input.is_dir() {
-        return resolved(input).as_deref() == Some(at);
+        // A manifest's pages by `html_path` too.
+        return resolved(input).as_deref() == Some(at)
+            || (input.is_file()
+                && textsift::annotate::pages_named(input)
+                    .iter()
+                    .any(|p| resolved(p).as_deref() == Some(at)));
     }
     // The files of a folder that are read: gold files, and pages by their endings.
     let read = |sub: &str, name: &str| match sub {
@@ -1547,7 +1552,8 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         let same = |p: &PathBuf| at.is_some() && resolved(p) == at;
         let read = |p: &&&PathBuf| at.as_deref().is_some_and(|at| reads(p, at));
         let clash = match inputs.iter().find(read) {
-            Some(input) if input.is_dir() => Some(format!(
+            // A file of a folder, or a page that a manifest names.
+            Some(input) if resolved(input) != at => Some(format!(
                 "{flag} would overwrite an input: {} (in {})",
                 path.display(),
                 input.display()
@@ -1707,7 +1713,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
             usage_error(
                 "eval",
                 clap::error::ErrorKind::ArgumentConflict,
-                &match input.is_dir() {
+                &match resolved(input) != at {
                     true => format!(
                         "--pages would overwrite an input: {} (in {})",
                         path.display(),

@@ -1204,7 +1204,23 @@ fn eval_and_train_refuse_to_write_over_the_files_they_read() {
     let gold = root.join("ground-truth/0001.json");
     let page = root.join("html/0001.html");
     let (gold_s, page_s) = (path_str(&gold), path_str(&page));
+    // A manifest that names the folder's page by `html_path`.
+    let manifest = dir.path().join("pages.jsonl");
+    let entry = serde_json::json!({"id": "1", "html_path": "d/html/0001.html",
+                                   "text": generated_gold(1)});
+    std::fs::write(&manifest, format!("{entry}\n")).unwrap();
+    let manifest_s = path_str(&manifest);
     for (args, says) in [
+        (
+            vec![
+                "train", "--data", manifest_s, "--folds", "0", "--out", page_s,
+            ],
+            format!("--out would overwrite an input: {page_s} (in {manifest_s})"),
+        ),
+        (
+            vec!["eval", "--data", manifest_s, "--pages", page_s],
+            format!("--pages would overwrite an input: {page_s} (in {manifest_s})"),
+        ),
         (
             vec!["eval", "--data", root_s, "--pages", gold_s],
             format!("--pages would overwrite an input: {gold_s} (in {root_s})"),
