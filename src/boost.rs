@@ -206,8 +206,8 @@ impl BoostParams {
     /// Check every parameter, naming the bad one.
     pub fn validate(&self) -> Result<(), ForestError> {
         let bad = |m: &str| Err(ForestError::Param(m.to_string()));
-        if self.n_trees == 0 {
-            return bad("model.trees: must be at least 1");
+        if !(1..=crate::forest::MAX_TREES).contains(&self.n_trees) {
+            return bad("model.trees: must be 1 to 100000");
         }
         if !(2..=MAX_DEPTH).contains(&self.max_depth) {
             return bad("model.max_depth: must be 2 to 12 for a boosted model");

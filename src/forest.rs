@@ -79,12 +79,16 @@ impl Default for ForestParams {
     }
 }
 
+/// Most trees of a model: a few hundred do the work; a number many times larger is a slip
+/// (extra zeros), which would run for days or fail to allocate.
+pub const MAX_TREES: usize = 100_000;
+
 impl ForestParams {
     /// Check every parameter, naming the bad one.
     pub fn validate(&self) -> Result<(), ForestError> {
         let bad = |m: &str| Err(ForestError::Param(m.to_string()));
-        if self.n_trees == 0 {
-            return bad("model.trees: must be at least 1");
+        if !(1..=MAX_TREES).contains(&self.n_trees) {
+            return bad("model.trees: must be 1 to 100000");
         }
         if self.max_depth == 0 {
             return bad("model.max_depth: must be at least 1");

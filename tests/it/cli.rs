@@ -496,6 +496,7 @@ fn usage_errors_exit_two() {
         &["train", "--data", ".", "--cv-only", "--out", "m.tsm"],
         // Flags out of range, before any page is read.
         &["train", "--data", ".", "--trees", "0"],
+        &["train", "--data", ".", "--trees", "1000000000"],
         &["train", "--data", ".", "--folds", "1"],
         &["train", "--data", ".", "--folds", "0", "--cv-only"],
         &["train", "--data", ".", "--folds", "0", "--oof", "oof.jsonl"],
