@@ -357,8 +357,12 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
+            // The reader has all it wanted, but not a page that failed before it stopped.
             if is_broken_pipe(&e) {
-                return ExitCode::SUCCESS;
+                return match PAGE_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
+                    true => ExitCode::FAILURE,
+                    false => ExitCode::SUCCESS,
+                };
             }
             // The library's errors already name their cause; `{:#}` would print it twice.
             match e.downcast_ref::<Error>() {
@@ -652,6 +656,10 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
         .into()
 }
 
+/// Set once a page of a batch has failed (and been reported): a run that its reader ends
+/// early still says so by its exit status.
+static PAGE_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Counts of a batch, reported at the end.
 #[derive(Default)]
 struct Tally {
@@ -674,6 +682,7 @@ impl Tally {
             Err(e) => {
                 self.pages += 1;
                 self.failed += 1;
+                PAGE_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
                 return Some(one_line(&format!("textsift: {source}: {e}")).into_owned());
             }
         }

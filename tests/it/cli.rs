@@ -835,6 +835,21 @@ fn a_closed_output_pipe_ends_quietly() {
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         assert_eq!(stderr(&o), "", "{args:?}");
     }
+    // A page that failed before the reader went is still said by the exit status.
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("a.html");
+    std::fs::write(&page, generated(1)).unwrap();
+    let missing = dir.path().join("missing.html");
+    for (inputs, code) in [
+        (vec![path_str(&page), path_str(&page)], 0),
+        (vec![path_str(&missing), path_str(&page)], 1),
+    ] {
+        let args = [&["extract", "--threads", "1"][..], &inputs].concat();
+        let mut child = spawn(&args, Stdio::null());
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("the binary runs");
+        assert_eq!(o.status.code(), Some(code), "{inputs:?}: {}", stderr(&o));
+    }
 }
 
 #[test]
