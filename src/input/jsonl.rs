@@ -170,8 +170,9 @@ fn not_a_record(keys: &RecordKeys, why: impl std::fmt::Display) -> Error {
 }
 
 /// A record's name: its id (a string as it is, a number as written, another value as
-/// compact JSON), else its URL.
+/// compact JSON), else its URL; an empty one names nothing.
 fn record_name(id: Option<Box<RawValue>>, url: Option<String>) -> Option<String> {
+    let url = url.filter(|u| !u.is_empty());
     let Some(id) = id else {
         return url;
     };
@@ -184,7 +185,7 @@ fn record_name(id: Option<Box<RawValue>>, url: Option<String>) -> Option<String>
         return Some(compact(text));
     }
     match decoded(&id) {
-        Some(serde_json::Value::String(s)) => Some(s),
+        Some(serde_json::Value::String(s)) if !s.is_empty() => Some(s),
         _ => url,
     }
 }
@@ -558,6 +559,9 @@ mod tests {
         // No id, or a null one: the URL, when it is a string; else the line.
         assert_eq!(name(r#"{"id": null, "url": "u", "html": "<p>a</p>"}"#), "u");
         assert_eq!(name(r#"{"url": 5, "html": "<p>a</p>"}"#), "f.jsonl:1");
+        // An empty id or URL names nothing.
+        assert_eq!(name(r#"{"id": "", "url": "u", "html": "<p>a</p>"}"#), "u");
+        assert_eq!(name(r#"{"id": "", "url": "", "html": "<p>a</p>"}"#), "f.jsonl:1");
     }
 
     #[test]
