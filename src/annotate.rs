@@ -566,8 +566,14 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
     // The WARC record of the page read last: a crawl may fetch one URI twice in a row, and
     // each fetch is a page of its own.
     let mut record = None;
+    // The index of the block read last: a page's blocks come in order, so a block whose
+    // index is not past it begins another page of the same source (one id given to two
+    // records of a JSON Lines input, a URL fetched twice in a row).
+    let mut last_index = None;
     for (n, line) in lines {
         let rec: BlockRecord = serde_json::from_str(line).map_err(|e| line_error(path, *n, &e))?;
+        let again = last_index.is_some_and(|last| rec.index <= last);
+        last_index = Some(rec.index);
         let Some(label) = rec.label else {
             return Err(Error::Annotation(format!(
                 "{}:{n}: block {} of {} has no `label` (set it to \"content\" or \"boilerplate\")",
@@ -590,7 +596,8 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
                 path.display(),
             )));
         }
-        if pages.last().is_none_or(|p| p.id != rec.source) || record != rec.warc_record_id {
+        if pages.last().is_none_or(|p| p.id != rec.source) || record != rec.warc_record_id || again
+        {
             record.clone_from(&rec.warc_record_id);
             // A page fetched from the web is grouped by its site, as gold-text pages are.
             let fetched_from = rec

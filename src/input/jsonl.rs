@@ -561,7 +561,10 @@ mod tests {
         assert_eq!(name(r#"{"url": 5, "html": "<p>a</p>"}"#), "f.jsonl:1");
         // An empty id or URL names nothing.
         assert_eq!(name(r#"{"id": "", "url": "u", "html": "<p>a</p>"}"#), "u");
-        assert_eq!(name(r#"{"id": "", "url": "", "html": "<p>a</p>"}"#), "f.jsonl:1");
+        assert_eq!(
+            name(r#"{"id": "", "url": "", "html": "<p>a</p>"}"#),
+            "f.jsonl:1"
+        );
     }
 
     #[test]

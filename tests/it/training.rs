@@ -257,13 +257,15 @@ fn hand_corrected_block_labels_train_a_model() {
     let path = dir.path().join("blocks.jsonl");
     let mut f = std::fs::File::create(&path).unwrap();
     // Copies 3 and 4: one URI fetched twice in a crawl, each fetch a record of its own;
-    // copy 5: a JSON Lines record named by its id, with its URL apart.
-    for copy in 0..6 {
+    // copy 5: a JSON Lines record named by its id, with its URL apart; copies 6 and 7: two
+    // records of a JSON Lines input given one id, each a page of its own.
+    for copy in 0..8 {
         for (i, b) in a.page.blocks.iter().enumerate() {
             let rec = BlockRecord {
                 source: match copy {
                     0 | 1 => format!("https://www.example.com/story{copy}"),
                     2 | 5 => format!("page{copy}.html"),
+                    6 | 7 => "twice".into(),
                     _ => "https://www.example.com/again".into(),
                 },
                 warc_record_id: matches!(copy, 3 | 4).then(|| format!("<urn:uuid:{copy}>")),
@@ -284,7 +286,7 @@ fn hand_corrected_block_labels_train_a_model() {
     }
     drop(f);
     let (pages, _) = annotate::load(&path, 0.5, 1 << 20).unwrap();
-    assert_eq!(pages.len(), 6);
+    assert_eq!(pages.len(), 8);
     assert!(pages.iter().all(|p| p.labels.len() == a.page.blocks.len()));
     // The blocks labelled content are the gold text, so that word scores can be measured.
     let kept: Vec<&str> = a
@@ -308,7 +310,9 @@ fn hand_corrected_block_labels_train_a_model() {
             "page2.html",
             "example.com",
             "example.com",
-            "news.example.org"
+            "news.example.org",
+            "twice",
+            "twice"
         ]
     );
     let mut recipe = small_recipe();
