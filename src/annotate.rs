@@ -606,7 +606,11 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
                 .or_else(|| rec.source.contains("://").then_some(rec.source.as_str()));
             let site = fetched_from.and_then(domain_of);
             pages.push(LabeledPage {
-                group: site.unwrap_or_else(|| rec.source.clone()),
+                group: rec
+                    .group
+                    .clone()
+                    .or(site)
+                    .unwrap_or_else(|| rec.source.clone()),
                 id: rec.source.clone(),
                 page_type: None,
                 gold: None,

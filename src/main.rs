@@ -1177,6 +1177,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                     warc_record_id: warc.id.clone(),
                     warc_date: warc.date.clone(),
                     url: url.map(String::from),
+                    group: None,
                     index: b.index,
                     label: earlier_labels.as_ref().map_or(Some(b.label), |l| l[i]),
                     score: Some(b.score),

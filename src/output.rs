@@ -86,8 +86,10 @@ impl<'de> Deserialize<'de> for FeatureValues {
     }
 }
 
-/// One line of `textsift blocks` output.
+/// One line of `textsift blocks` output. Read back for training, a record with a key of
+/// another name is refused: a key misspelt by hand (`lable`) would be passed over.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BlockRecord {
     /// The input as given (path, `-`, or record id).
     pub source: String,
@@ -103,6 +105,10 @@ pub struct BlockRecord {
     /// pages of its site, as it does a page whose `source` is a URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// The site the page belongs to, set by hand as a manifest's `group`: training keeps the
+    /// pages of one group in one fold. Never written by `textsift blocks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     /// Block index in the page.
     pub index: usize,
     /// The model's label, or a label set by hand for training.
@@ -2586,6 +2592,7 @@ mod tests {
             warc_record_id: None,
             warc_date: None,
             url: None,
+            group: None,
             index: 3,
             label: Some(Label::Content),
             score: Some(0.75),
@@ -2643,5 +2650,15 @@ mod tests {
         let line = serde_json::to_string(&fetched).unwrap();
         assert!(line.starts_with(r#"{"source":"a.html","url":"https://example.com/a","index":3,"#));
         assert_eq!(serde_json::from_str::<BlockRecord>(&line).unwrap(), fetched);
+        // A key misspelt by hand is refused, not passed over; a group set by hand is read.
+        let misspelt = line.replacen("\"index\"", "\"lable\":\"content\",\"index\"", 1);
+        let err = serde_json::from_str::<BlockRecord>(&misspelt).unwrap_err();
+        assert!(
+            err.to_string().starts_with("unknown field `lable`"),
+            "{err}"
+        );
+        let grouped = line.replacen("\"index\"", "\"group\":\"site\",\"index\"", 1);
+        let back = serde_json::from_str::<BlockRecord>(&grouped).unwrap();
+        assert_eq!(back.group.as_deref(), Some("site"));
     }
 }

@@ -271,6 +271,8 @@ fn hand_corrected_block_labels_train_a_model() {
                 warc_record_id: matches!(copy, 3 | 4).then(|| format!("<urn:uuid:{copy}>")),
                 warc_date: None,
                 url: (copy == 5).then(|| "https://news.example.org/page5".into()),
+                // Set by hand, the group wins over the site of the source.
+                group: (copy == 1).then(|| "hand".into()),
                 index: i,
                 // A person marked the paragraphs and the heading as content.
                 label: Some(Label::from_bool(matches!(a.page.tag_of(b), "p" | "h1"))),
@@ -306,7 +308,7 @@ fn hand_corrected_block_labels_train_a_model() {
         groups,
         [
             "example.com",
-            "example.com",
+            "hand",
             "page2.html",
             "example.com",
             "example.com",
