@@ -112,7 +112,11 @@ pub struct BlockRecord {
     /// Block index in the page.
     pub index: usize,
     /// The model's label, or a label set by hand for training.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "label_by_name"
+    )]
     pub label: Option<Label>,
     /// The model's score for content, from 0 to 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +136,20 @@ pub struct BlockRecord {
     /// trained on these records learns its class/id tokens from them.
     #[serde(default)]
     pub classes: Vec<String>,
+}
+
+/// A label as a record names it, `null` for none: a value that is no string is said to be one
+/// (serde's enum reading calls a number or a list "expected value", as a syntax error).
+fn label_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Label>, D::Error> {
+    match Option::<String>::deserialize(d)?.as_deref() {
+        None => Ok(None),
+        Some("content") => Ok(Some(Label::Content)),
+        Some("boilerplate") => Ok(Some(Label::Boilerplate)),
+        Some(other) => Err(serde::de::Error::unknown_variant(
+            other,
+            &["content", "boilerplate"],
+        )),
+    }
 }
 
 /// Output formats of `textsift extract`.
@@ -2660,5 +2678,23 @@ mod tests {
         let grouped = line.replacen("\"index\"", "\"group\":\"site\",\"index\"", 1);
         let back = serde_json::from_str::<BlockRecord>(&grouped).unwrap();
         assert_eq!(back.group.as_deref(), Some("site"));
+        // A label that is no string says so; one of another name names the two.
+        for (label, says) in [
+            ("1", "invalid type: integer `1`, expected a string"),
+            ("[\"content\"]", "invalid type: sequence, expected a string"),
+            (
+                "\"Content\"",
+                "unknown variant `Content`, expected `content` or `boilerplate`",
+            ),
+        ] {
+            let bad = line.replace("\"label\":\"content\"", &format!("\"label\":{label}"));
+            let err = serde_json::from_str::<BlockRecord>(&bad).unwrap_err();
+            assert!(err.to_string().starts_with(says), "{label}: {err}");
+        }
+        let none = line.replace("\"label\":\"content\"", "\"label\":null");
+        assert_eq!(
+            serde_json::from_str::<BlockRecord>(&none).unwrap().label,
+            None
+        );
     }
 }
