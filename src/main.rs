@@ -1443,11 +1443,12 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
         anyhow::bail!("no annotated pages could be read");
     }
     // A page given twice (by two sources, or block records of one page apart) weighs double,
-    // and may be in both train and test.
+    // and may be in both train and test. Pages of other sites that happen to share an id (a
+    // WCXB folder's `0001` and a manifest's) are not the same page.
     let mut seen = std::collections::HashSet::new();
     let mut twice = std::collections::BTreeSet::new();
     for p in &pages {
-        if !seen.insert(p.id.as_str()) {
+        if !seen.insert((p.id.as_str(), p.group.as_str())) {
             twice.insert(p.id.as_str());
         }
     }

@@ -852,6 +852,45 @@ fn a_closed_output_pipe_ends_quietly() {
     }
 }
 
+/// A page given twice is named; pages of two sites that share an id are not.
+#[test]
+fn train_names_a_page_given_twice_but_not_an_id_of_two_sites() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = |name: &str, site: &str| {
+        let lines: String = (0..3)
+            .map(|i| {
+                let page = serde_json::json!({"id": format!("p{i}"), "html": generated(i),
+                                              "text": generated_gold(i), "group": site});
+                format!("{page}\n")
+            })
+            .collect();
+        let path = dir.path().join(name);
+        std::fs::write(&path, lines).unwrap();
+        path
+    };
+    let (a, b) = (manifest("a.jsonl", "a"), manifest("b.jsonl", "b"));
+    let model = dir.path().join("m.tsm");
+    for (second, twice) in [(&b, false), (&a, true)] {
+        let args = [
+            "train",
+            "--data",
+            path_str(&a),
+            "--data",
+            path_str(second),
+            "--folds",
+            "0",
+            "--trees",
+            "1",
+            "--out",
+            path_str(&model),
+        ];
+        let out = textsift(&args, None);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let named = stderr(&out).contains("3 pages named twice or more");
+        assert_eq!(named, twice, "{}", stderr(&out));
+    }
+}
+
 #[test]
 fn train_writes_its_model_though_its_output_is_closed() {
     let dir = tempfile::tempdir().unwrap();
