@@ -142,15 +142,26 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
                 )
             }
         }
-        Err(e) => Item::new(
-            // The record's name alone, read again without its page, so that the report
-            // names the record.
-            parse(line, false)
-                .ok()
-                .and_then(|r| record_name(r.id, r.url))
-                .unwrap_or(place),
-            Err(not_a_record(keys, e)),
-        ),
+        Err(e) => {
+            // Read again without its page, so that the report names the record, with its URL
+            // and the fields passed through, as for a record without a page.
+            let parts = parse(line, false).unwrap_or_default();
+            // The record is one line: the parser's "line 1" is no line of the file.
+            let message = e.to_string();
+            let at = format!(" at line {} column {}", e.line(), e.column());
+            let why = match message.strip_suffix(&at) {
+                Some(what) if e.line() == 1 => format!("{what} (column {})", e.column()),
+                _ => message,
+            };
+            Item {
+                url: parts.url.clone(),
+                fields: kept_fields(keys, &parts.kept),
+                ..Item::new(
+                    record_name(parts.id, parts.url).unwrap_or(place),
+                    Err(not_a_record(keys, why)),
+                )
+            }
+        }
     }
 }
 
@@ -296,7 +307,7 @@ struct RecordParts {
 }
 
 /// Reads a record's fields by the names in `keys`, passing over the others unread; with `html`
-/// false, the page's field and those to pass through are passed over too.
+/// false, the page's field is passed over too.
 struct RecordSeed<'k> {
     keys: &'k RecordKeys,
     html: bool,
@@ -354,10 +365,10 @@ impl<'de> serde::de::Visitor<'de> for RecordSeed<'_> {
                     parts.url = string_in(value.as_deref());
                     parts.id = value;
                 }
-                Field::Kept(name) if self.html => {
+                Field::Kept(name) => {
                     parts.kept.add(&name, map.next_value()?);
                 }
-                Field::Html | Field::Kept(_) | Field::Other => {
+                Field::Html | Field::Other => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                 }
             }
@@ -565,6 +576,33 @@ mod tests {
             name(r#"{"id": "", "url": "", "html": "<p>a</p>"}"#),
             "f.jsonl:1"
         );
+    }
+
+    #[test]
+    fn a_record_whose_page_is_no_string_keeps_its_url_and_fields() {
+        let keys = RecordKeys {
+            keep: vec!["lang".into()],
+            ..RecordKeys::default()
+        };
+        let reading = Reading::new(1 << 20).keys(keys).unwrap();
+        for (html, why) in [
+            ("null", "invalid type: null, expected a string (column 53)"),
+            (
+                "5",
+                "invalid type: integer `5`, expected a string (column 47)",
+            ),
+        ] {
+            let line = format!(r#"{{"id":"x","url":"https://a/1","lang":"en","html":{html}}}"#);
+            let item = jsonl_record("f.jsonl:1".into(), line.as_bytes(), &reading);
+            assert_eq!(item.source, "x");
+            assert_eq!(item.url.as_deref(), Some("https://a/1"));
+            assert_eq!(
+                item.fields.as_deref().map(RawValue::get),
+                Some(r#"{"lang":"en"}"#)
+            );
+            let err = item.bytes.unwrap_err().to_string();
+            assert!(err.ends_with(why), "{err}");
+        }
     }
 
     #[test]
