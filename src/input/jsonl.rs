@@ -589,7 +589,7 @@ mod tests {
             ("null", "invalid type: null, expected a string (column 53)"),
             (
                 "5",
-                "invalid type: integer `5`, expected a string (column 47)",
+                "invalid type: integer `5`, expected a string (column 50)",
             ),
         ] {
             let line = format!(r#"{{"id":"x","url":"https://a/1","lang":"en","html":{html}}}"#);
