@@ -135,6 +135,10 @@ pub struct Item {
     /// The fields of a JSON Lines record asked to be passed through ([`RecordKeys::keep`]), as
     /// a JSON object in the record's order, each value as written; `None` for other inputs.
     pub fields: Option<Box<serde_json::value::RawValue>>,
+    /// Where the record is in its input, when `source` names it otherwise (by its id or
+    /// URL, which two records may share): `FILE:LINE` of a JSON Lines record, `FILE#N` of a
+    /// WARC record.
+    pub place: Option<String>,
 }
 
 /// What identifies a WARC record beside its target URI, so that output can be joined back to
@@ -157,6 +161,7 @@ impl Item {
             warc: None,
             url: None,
             fields: None,
+            place: None,
         }
     }
 

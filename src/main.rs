@@ -227,7 +227,8 @@ struct InputArgs {
     #[arg(long, default_value_t = input::DEFAULT_MAX_BYTES, value_parser = parse_limit::<u64>)]
     max_bytes: u64,
     /// Also write every page that failed to FILE, as JSON Lines in input order: {"source",
-    /// "warc_record_id" or "url" when known, "kind" (too_large, not_html, cannot_read, empty,
+    /// "place" (FILE:LINE, FILE#N) of a record named by its id or URL, "warc_record_id" or
+    /// "url" when known, "kind" (too_large, not_html, cannot_read, empty,
     /// bad_gzip, bad_zstd, bad_record, internal), "error", and "fields" with --keep-field}; the
     /// file is created even when none fails.
     #[arg(long, value_name = "FILE")]

@@ -1354,6 +1354,10 @@ pub fn to_json<'a>(
 pub struct FailureRecord<'a> {
     /// The input as given, or the record's id ([`crate::input::Item::source`]).
     pub source: &'a str,
+    /// Where the record is in its input, when `source` names it by its id or URL
+    /// ([`crate::input::Item::place`]: `FILE:LINE`, `FILE#N`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<&'a str>,
     /// The `WARC-Record-ID` of the record the page came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warc_record_id: Option<&'a str>,
@@ -1376,6 +1380,7 @@ impl<'a> FailureRecord<'a> {
     pub fn new(item: &'a crate::input::Item, error: &crate::Error) -> FailureRecord<'a> {
         FailureRecord {
             source: &item.source,
+            place: item.place.as_deref(),
             warc_record_id: item.warc.as_ref().and_then(|w| w.id.as_deref()),
             url: item.url_apart(),
             fields: item.fields.as_deref(),

@@ -107,7 +107,7 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
             html: Some(html),
             kept,
         }) => {
-            let source = record_name(id, url.clone()).unwrap_or(place);
+            let (source, place) = named(record_name(id, url.clone()), place);
             let bytes = if html.len() as u64 > reading.max_bytes {
                 Err(too_many_bytes(reading.max_bytes, ""))
             } else {
@@ -117,6 +117,7 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
                 charset: Some("utf-8".into()),
                 url,
                 fields: kept_fields(keys, &kept),
+                place,
                 ..Item::new(source, bytes)
             }
         }
@@ -130,11 +131,13 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
             } else {
                 ""
             };
+            let (source, place) = named(record_name(id, url.clone()), place);
             Item {
-                url: url.clone(),
+                url,
                 fields: kept_fields(keys, &kept),
+                place,
                 ..Item::new(
-                    record_name(id, url).unwrap_or(place),
+                    source,
                     Err(not_a_record(
                         keys,
                         format!("missing field `{}`{hint}", keys.html),
@@ -153,15 +156,23 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
                 Some(what) if e.line() == 1 => format!("{what} (column {})", e.column()),
                 _ => message,
             };
+            let (source, place) = named(record_name(parts.id, parts.url.clone()), place);
             Item {
-                url: parts.url.clone(),
+                url: parts.url,
                 fields: kept_fields(keys, &parts.kept),
-                ..Item::new(
-                    record_name(parts.id, parts.url).unwrap_or(place),
-                    Err(not_a_record(keys, why)),
-                )
+                place,
+                ..Item::new(source, Err(not_a_record(keys, why)))
             }
         }
+    }
+}
+
+/// A record's source and place ([`Item::place`]): its name when it has one, with its place
+/// apart, else its place.
+fn named(name: Option<String>, place: String) -> (String, Option<String>) {
+    match name {
+        Some(name) => (name, Some(place)),
+        None => (place, None),
     }
 }
 

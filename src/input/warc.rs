@@ -554,6 +554,7 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
     let failure = |error| Item {
         warc: wanted.then(|| record.clone()),
         url: named.map(str::to_owned),
+        place: named.map(|_| place.to_string()),
         ..Item::new(named.unwrap_or(place).to_string(), Err(error))
     };
     // A block that cannot be read to its end holds no page; a record that it ran into and
@@ -614,11 +615,13 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
         return Ok(Record::Bad(failure(Error::Record(why)), replay));
     }
     let url = uri.clone();
+    let at = uri.is_some().then(|| place.to_string());
     let source = uri.unwrap_or_else(|| place.to_string());
     let item = |bytes| {
         Ok(Record::Item(Item {
             warc: Some(record.clone()),
             url: url.clone(),
+            place: at.clone(),
             ..Item::new(source.clone(), bytes)
         }))
     };
@@ -669,6 +672,7 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
         charset: payload.charset,
         warc: Some(record),
         url,
+        place: at,
         ..Item::new(source, bytes)
     }))
 }

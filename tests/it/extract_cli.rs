@@ -1118,7 +1118,11 @@ fn fields_of_json_lines_records_pass_through() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(
         std::fs::read_to_string(&errors).unwrap(),
-        "{\"source\":\"c\",\"fields\":{\"lang\":\"de\"},\"kind\":\"empty\",\"error\":\"empty input\"}\n"
+        format!(
+            "{{\"source\":\"c\",\"place\":\"-:{}\",\"fields\":{{\"lang\":\"de\"}},\"kind\":\"empty\",\
+             \"error\":\"empty input\"}}\n",
+            input.lines().count() + 1
+        )
     );
     // Not asked for, no "fields"; asked for in a format that has no place for them, a usage
     // error.
@@ -2095,9 +2099,11 @@ fn errors_file_lists_failed_pages_in_input_order() {
     let expected = [
         serde_json::json!({"source": p("b.html"), "kind": "empty", "error": "empty input"}),
         serde_json::json!({"source": p("missing.html"), "kind": "cannot_read"}),
-        serde_json::json!({"source": "https://example.com/big", "kind": "too_large",
-            "warc_record_id": warc_record_id("https://example.com/big")}),
-        serde_json::json!({"source": "r1", "url": "https://example.com/r1", "kind": "not_html"}),
+        // Named by their address or id, records say where they are in their input.
+        serde_json::json!({"source": "https://example.com/big", "place": format!("{warc}#2"),
+            "kind": "too_large", "warc_record_id": warc_record_id("https://example.com/big")}),
+        serde_json::json!({"source": "r1", "place": format!("{jsonl}:1"),
+            "url": "https://example.com/r1", "kind": "not_html"}),
         serde_json::json!({"source": format!("{jsonl}:2"), "kind": "bad_record"}),
     ];
     for (command, threads) in [("extract", "1"), ("extract", "2"), ("blocks", "2")] {
