@@ -442,6 +442,14 @@ fn parse_limit<T: std::str::FromStr + Default + PartialOrd>(s: &str) -> Result<T
 /// for input, the command would wait for pages typed by hand, so that is a usage error (exit
 /// code 2), as is standard input asked for both as the list and as an input.
 fn gather_inputs(input: &mut InputArgs, command: &str) -> anyhow::Result<Option<InputList>> {
+    // Read once, standard input is empty the second time.
+    if input.inputs.iter().filter(|i| *i == "-").count() > 1 {
+        usage_error(
+            command,
+            clap::error::ErrorKind::ArgumentConflict,
+            "- (standard input) can be an input only once",
+        );
+    }
     if let Some(list) = &input.files_from {
         let from_stdin = list.as_os_str() == "-";
         if from_stdin && input.inputs.iter().any(|i| i == "-") {

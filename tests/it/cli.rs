@@ -508,6 +508,7 @@ fn usage_errors_exit_two() {
         &["train", "--data", "-", "--data", "-", "--folds", "0"],
         &["eval", "--data", "-", "--data", "-"],
         &["blocks", "--labels", "-", "-"],
+        &["extract", "-", "-"],
         &["blocks", "--labels", "-"],
         &["blocks", "--labels", "-", "--files-from", "-"],
     ] {
