@@ -1851,19 +1851,39 @@ fn after_skipped(skipped: &Skipped, used: usize, what: &str) -> ExitCode {
 }
 
 fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
-    let model = load_model(path.as_ref())?;
-    let i = &model.info;
+    let model = match load_model(path.as_ref()) {
+        Ok(model) => model,
+        Err(e) => {
+            // A model of another feature schema cannot be used, but how it was trained is
+            // what retraining it needs: shown, with the refusal.
+            let Some(info) = path.as_ref().and_then(Model::stale_info) else {
+                return Err(e);
+            };
+            let decoding = info.decoding.unwrap_or(textsift::Decoding::WITHOUT_CV);
+            let kind = format!("{:?} (stale: not usable by this textsift)", info.kind);
+            emit(&info_text(&info, &kind, &decoding))?;
+            report!("textsift: {e:#}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let text = info_text(&model.info, &model.describe(), &model.default_decoding());
+    emit(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `model-info` prints of a model's training metadata.
+fn info_text(i: &textsift::model::ModelInfo, kind: &str, decoding: &textsift::Decoding) -> String {
     let mut text = format!(
         "kind: {}\ntrained: {} by textsift {} on {} ({} pages, {} blocks)\nthreshold: {}\n\
          decoder: {}\n",
-        model.describe(),
+        kind,
         i.date,
         i.version,
         i.data.join(", "),
         i.pages,
         i.blocks,
         i.threshold,
-        train::describe_decoding(&model.default_decoding()),
+        train::describe_decoding(decoding),
     );
     for (k, v) in &i.cv {
         // Counts (the folds) as counts, scores to four places.
@@ -1873,6 +1893,5 @@ fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         }
     }
     text.push_str(&format!("recipe:\n{}\n", i.recipe));
-    emit(&text)?;
-    Ok(ExitCode::SUCCESS)
+    text
 }

@@ -409,8 +409,17 @@ impl Model {
     /// [`MAX_DECODED_BYTES`](crate::serial::MAX_DECODED_BYTES) bytes, so that a crawl or a
     /// device named by mistake is refused without filling memory.
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
-        use std::io::Read;
         let path = path.as_ref();
+        let bytes = Model::read_file(path)?;
+        Model::from_bytes(&bytes).map_err(|e| match e {
+            Error::Model(m) => Error::Model(format!("{}: {m}", path.display())),
+            other => other,
+        })
+    }
+
+    /// The bytes of a model file, checked only for its magic and size ([`Model::load`]).
+    fn read_file(path: &Path) -> Result<Vec<u8>> {
+        use std::io::Read;
         // A refused model's message names its path: unlike a page's, a model's error is not
         // reported under its source. A file that cannot be read keeps it in the error's
         // `path`, as a page's does.
@@ -440,10 +449,22 @@ impl Model {
                 )));
             }
         }
-        Model::from_bytes(&bytes).map_err(|e| match e {
-            Error::Model(m) => refused(&m),
-            other => other,
-        })
+        Ok(bytes)
+    }
+
+    /// The training metadata of a model file that [`Model::load`] refuses as made for another
+    /// feature schema (a stale model): how it was trained, to train it again. `None` for a
+    /// file that loads, or that is refused for another reason (its error is `load`'s).
+    pub fn stale_info(path: impl AsRef<Path>) -> Option<ModelInfo> {
+        let bytes = Model::read_file(path.as_ref()).ok()?;
+        match Model::from_bytes(&bytes) {
+            Err(Error::Model(m)) if m.starts_with("stale model") => {
+                crate::serial::decode_header::<ModelInfo>(&bytes)
+                    .ok()
+                    .map(|(_, info)| info)
+            }
+            _ => None,
+        }
     }
 
     /// Decode model-file bytes, checking format, checksum, schema and shape.

@@ -370,6 +370,40 @@ fn the_cli_refuses_a_damaged_model_before_any_page() {
     );
 }
 
+/// A model of another feature schema cannot be used, but model-info shows how it was
+/// trained, to train it again: its recipe on stdout, the refusal on stderr, exit 1.
+#[test]
+fn model_info_shows_how_a_stale_model_was_trained() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("stale.tsm");
+    let mut stale = SHIPPED.to_vec();
+    stale[12] ^= 0x10;
+    fix_checksum(&mut stale);
+    std::fs::write(&model, &stale).unwrap();
+    let info = |path: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_textsift"))
+            .arg("model-info")
+            .arg(path)
+            .output()
+            .unwrap()
+    };
+    let out = info(&model);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("kind: Boosted (stale: "), "{text}");
+    assert!(text.contains("\nrecipe:\n"), "{text}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("stale model"), "{err}");
+    // A file refused for another reason shows nothing.
+    let mut broken = stale.clone();
+    let mid = broken.len() / 2;
+    broken[mid] ^= 0x04;
+    std::fs::write(&model, &broken).unwrap();
+    let out = info(&model);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn an_extractor_shows_a_summary_of_its_model_not_its_trees() {
     let shown = format!("{:?}", Extractor::new().unwrap());
