@@ -1649,7 +1649,14 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let cv = if recipe.cv.folds >= 2 {
-        let cv = train::cross_validate(&pages, &recipe)?;
+        // Minutes may pass: each fold says when it is done.
+        let fold_done = |done: usize, folds: usize| {
+            report!(
+                "textsift: cross-validation: {done} of {folds} folds done ({:.0} s)",
+                t1.elapsed().as_secs_f64()
+            );
+        };
+        let cv = train::cross_validate_with(&pages, &recipe, &fold_done)?;
         say(&format!(
             "Cross-validation, {} folds {}, decoder {}: {} (the threshold decoder's best cut: \
              {:.2}):\n\n{}\n",

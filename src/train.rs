@@ -468,6 +468,16 @@ pub struct CrossValidation {
 
 /// Domain-grouped K-fold cross-validation of a recipe.
 pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossValidation> {
+    cross_validate_with(pages, recipe, &|_, _| {})
+}
+
+/// [`cross_validate`], calling `fold_done(done, folds)` each time a fold's model has scored
+/// its test pages (from the thread that trained it), for a caller that shows progress.
+pub fn cross_validate_with(
+    pages: &[LabeledPage],
+    recipe: &Recipe,
+    fold_done: &(dyn Fn(usize, usize) + Sync),
+) -> Result<CrossValidation> {
     let k = recipe.cv.folds;
     if k < 2 {
         return Err(Error::Config(
@@ -516,6 +526,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
     let fold_of = assign_folds(&groups, k);
     let params = recipe.stage_params();
     let copies = clean_copies(pages, recipe.labels.clean_copies);
+    let done = std::sync::atomic::AtomicUsize::new(0);
     // Folds are trained side by side: a booster's rounds follow one another, so one fold
     // alone keeps a single core busy.
     let per_fold: Vec<Vec<(usize, Vec<f32>)>> = (0..k)
@@ -541,7 +552,7 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
             }
             let model =
                 Model::train_rows(placeholder_info(recipe), data, &params, recipe.model.stages)?;
-            pages
+            let scored = pages
                 .iter()
                 .enumerate()
                 .filter(|&(i, _)| fold_of[i] == fold)
@@ -550,7 +561,12 @@ pub fn cross_validate(pages: &[LabeledPage], recipe: &Recipe) -> Result<CrossVal
                     model.fill_classes(&mut features, &p.tokens);
                     Ok((i, model.scores(&features, &p.texts)?))
                 })
-                .collect()
+                .collect();
+            fold_done(
+                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                k,
+            );
+            scored
         })
         .collect::<Result<_>>()?;
     let mut scores: Vec<Vec<f32>> = vec![Vec::new(); pages.len()];

@@ -879,7 +879,7 @@ fn train_names_a_page_given_twice_but_not_an_id_of_two_sites() {
             "--data",
             path_str(second),
             "--folds",
-            "0",
+            "2",
             "--trees",
             "1",
             "--out",
@@ -887,6 +887,10 @@ fn train_names_a_page_given_twice_but_not_an_id_of_two_sites() {
         ];
         let out = textsift(&args, None);
         assert!(out.status.success(), "{}", stderr(&out));
+        // Cross-validation says when each fold is done.
+        let progress = stderr(&out).matches("textsift: cross-validation: ").count();
+        assert_eq!(progress, 2, "{}", stderr(&out));
+        assert!(stderr(&out).contains(" 2 of 2 folds done ("));
         let named = stderr(&out).contains("3 pages named twice or more");
         assert_eq!(named, twice, "{}", stderr(&out));
     }
