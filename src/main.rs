@@ -665,6 +665,17 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
         .into()
 }
 
+/// Pages whose text was cut at a limit ([`Extraction::truncated`](textsift::Extraction)),
+/// counted in the summary: their output may lack the end of their content.
+static TRUNCATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Count a page whose text was cut at a limit.
+fn count_truncated(e: &textsift::Extraction) {
+    if e.truncated {
+        TRUNCATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Set once a page of a batch has failed (and been reported): a run that its reader ends
 /// early still says so by its exit status.
 static PAGE_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -701,7 +712,12 @@ impl Tally {
     fn finish(self) -> ExitCode {
         // No summary after one page file that went well, whose output says it all; a batch
         // says what it found, even one page or none (an empty directory or list).
-        if self.batch || self.pages != 1 || self.failed > 0 || self.no_page > 0 {
+        let truncated = TRUNCATED.load(std::sync::atomic::Ordering::Relaxed);
+        if self.batch || self.pages != 1 || self.failed > 0 || self.no_page > 0 || truncated > 0 {
+            let cut = match truncated {
+                0 => String::new(),
+                n => format!(" ({n} cut short at a limit)"),
+            };
             let no_page = match self.no_page {
                 0 => String::new(),
                 n => format!(
@@ -711,7 +727,7 @@ impl Tally {
                 ),
             };
             report!(
-                "textsift: {}, {} ok, {} failed{no_page}",
+                "textsift: {}, {} ok{cut}, {} failed{no_page}",
                 counted(self.pages, "page"),
                 self.pages - self.failed,
                 self.failed
@@ -1162,6 +1178,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         |item, bytes| {
             let source = &item.source;
             let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
+            count_truncated(&e);
             let warc = item.warc.clone().unwrap_or_default();
             // Once for all the page's blocks.
             let url = item.url_apart();
@@ -1327,6 +1344,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             let source = item.source.as_str();
             let url = item.url.as_deref().or(args.url.as_deref());
             let e = ex.extract_fetched(bytes, item.charset.as_deref(), url)?;
+            count_truncated(&e);
             // Without the blank line that ends a page of `--format markdown`, as `text` has none.
             let markdown = with_markdown.then(|| {
                 let mut md = textsift::output::to_markdown(&e);

@@ -2246,6 +2246,11 @@ fn a_page_cut_at_the_block_limit_says_so_in_its_record() {
         "{}",
         cut[0]
     );
+    // The summary counts the pages cut, even of one page, which it would not name otherwise.
+    assert_eq!(
+        stderr(&o),
+        "textsift: 1 page, 1 ok (1 cut short at a limit), 0 failed\n"
+    );
 }
 
 #[test]
