@@ -421,12 +421,17 @@ struct Logged<R> {
 
 impl<R: BufRead> Read for Logged<R> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let buf = self.fill_buf()?;
-        let n = buf.len().min(out.len());
-        out[..n].copy_from_slice(&buf[..n]);
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, out)
     }
+}
+
+/// `Read::read` of a reader whose reading is its `BufRead` buffer: as much of it as fits.
+pub(crate) fn read_buffered(r: &mut impl BufRead, out: &mut [u8]) -> std::io::Result<usize> {
+    let buf = r.fill_buf()?;
+    let n = buf.len().min(out.len());
+    out[..n].copy_from_slice(&buf[..n]);
+    r.consume(n);
+    Ok(n)
 }
 
 impl<R: BufRead> BufRead for Logged<R> {

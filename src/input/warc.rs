@@ -463,11 +463,7 @@ impl Replay {
 
 impl Read for Replay {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let buf = self.fill_buf()?;
-        let n = buf.len().min(out.len());
-        out[..n].copy_from_slice(&buf[..n]);
-        self.consume(n);
-        Ok(n)
+        super::compressed::read_buffered(self, out)
     }
 }
 
