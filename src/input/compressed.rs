@@ -306,7 +306,13 @@ struct GzMembers<R: BufRead> {
     member: Option<flate2::bufread::GzDecoder<Logged<R>>>,
     /// The member being read failed: the next read looks for the next one.
     failed: bool,
+    /// Places resumed at in a row that gave nothing before failing: bytes crafted to look
+    /// like member starts would otherwise have each read on to the end.
+    fruitless: u32,
 }
+
+/// Most places in a row that [`GzMembers::resume`] tries when none gives any bytes.
+const MAX_FRUITLESS_RESUMES: u32 = 16;
 
 impl<R: BufRead> GzMembers<R> {
     fn new(inner: R) -> Self {
@@ -319,12 +325,18 @@ impl<R: BufRead> GzMembers<R> {
         GzMembers {
             member: Some(flate2::bufread::GzDecoder::new(logged)),
             failed: false,
+            fruitless: 0,
         }
     }
 
     /// Start reading at the next place after the failed member's first byte where a member
     /// seems to start (`1f 8b 08`), `false` when there is none.
     fn resume(&mut self) -> std::io::Result<bool> {
+        self.fruitless += 1;
+        if self.fruitless > MAX_FRUITLESS_RESUMES {
+            self.member = None;
+            return Ok(false);
+        }
         let Some(member) = self.member.take() else {
             return Ok(false);
         };
@@ -380,6 +392,9 @@ impl<R: BufRead> Read for GzMembers<R> {
                 }
             };
             if n > 0 || buf.is_empty() {
+                if n > 0 {
+                    self.fruitless = 0;
+                }
                 return Ok(n);
             }
             // The member is done: another one follows only where its magic byte stands.
