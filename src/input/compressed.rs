@@ -673,10 +673,11 @@ mod tests {
             for i in want {
                 assert!(text.contains(&format!("member {i} ")), "{i}: {text}");
             }
-            assert!(
-                !text.contains(&format!("member {at} ")) || at == 1,
-                "{text}"
-            );
+            // A first member corrupt near its start gives nothing (a member cut short gives
+            // its first half).
+            if bad == &first {
+                assert!(!text.contains("member 0 "), "{text}");
+            }
             assert_eq!(errors, 1);
         }
     }

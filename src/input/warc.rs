@@ -318,7 +318,6 @@ fn record_start(before: &[u8], chunk: &[u8]) -> Option<usize> {
         memchr::memmem::find_iter(&junction, WARC_LINE).filter(|&at| at < before.len());
     let inside = memchr::memmem::find_iter(chunk, WARC_LINE).map(|at| at + before.len());
     // A version line that a record cut inside a line ran into: what comes after it may lie
-    // past `chunk`, and is then taken to be a line break.
     // past `chunk`: it is then looked at again with the next read, from `before`.
     let all = before.len() + chunk.len();
     let version_line = |at: usize| {
