@@ -96,7 +96,7 @@ struct TrainArgs {
     /// `forest`, `stacked`, `boosted` or `tree`.
     #[arg(long)]
     kind: Option<String>,
-    /// Trees in the forest.
+    /// Trees in the forest, or the booster's rounds (1 to 100000).
     #[arg(long)]
     trees: Option<usize>,
     /// Maximum tree depth.
@@ -855,12 +855,16 @@ fn run_batch(
                 .as_deref()
                 .is_some_and(|t| dir.is_some_and(|d| t.starts_with(d)))
         };
-        if let Some(dir) = named.filter(|p| p.is_dir()).find(walked) {
+        // Whether the file holds something else than an earlier run's failures.
+        let holds_other = || {
             let mut head = Vec::new();
             let read = std::fs::File::open(errors).and_then(|f| {
                 std::io::Read::read_to_end(&mut std::io::Read::take(f, 16), &mut head)
             });
-            if read.is_ok() && !head.is_empty() && !head.starts_with(b"{\"source\":") {
+            read.is_ok() && !head.is_empty() && !head.starts_with(b"{\"source\":")
+        };
+        if let Some(dir) = named.filter(|p| p.is_dir()).find(walked) {
+            if holds_other() {
                 usage_error(
                     command,
                     clap::error::ErrorKind::ArgumentConflict,
@@ -871,6 +875,19 @@ fn run_batch(
                     ),
                 );
             }
+        }
+        // A list is read as the run goes, so a page it names cannot be told beforehand: a
+        // file that holds anything but failures is kept.
+        if input.files_from.is_some() && holds_other() {
+            usage_error(
+                command,
+                clap::error::ErrorKind::ArgumentConflict,
+                &format!(
+                    "--errors would overwrite a file that --files-from may list: {} (it holds \
+                     something else than an earlier run's failures)",
+                    errors.display()
+                ),
+            );
         }
     }
     let stdout_is_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());

@@ -88,6 +88,8 @@ pub(super) fn jsonl_lines(
 /// an id, named by its URL, else by `place`), or why the line is not one.
 pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Item {
     let keys = &*reading.keys;
+    // Without its line break, a record cut short ends on its own line, not at "line 2 column 0".
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
     let parse = |line: &[u8], html| {
         let mut de = serde_json::Deserializer::from_slice(line);
         let parts = serde::de::DeserializeSeed::deserialize(RecordSeed { keys, html }, &mut de)?;
@@ -148,7 +150,10 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
         Err(e) => {
             // Read again without its page, so that the report names the record, with its URL
             // and the fields passed through, as for a record without a page.
-            let parts = parse(line, false).unwrap_or_default();
+            let again = parse(line, false);
+            // Without a record, there are no fields to pass through (not even an empty set).
+            let fields = again.as_ref().ok().and_then(|p| kept_fields(keys, &p.kept));
+            let parts = again.unwrap_or_default();
             // The record is one line: the parser's "line 1" is no line of the file.
             let message = e.to_string();
             let at = format!(" at line {} column {}", e.line(), e.column());
@@ -159,7 +164,7 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
             let (source, place) = named(record_name(parts.id, parts.url.clone()), place);
             Item {
                 url: parts.url,
-                fields: kept_fields(keys, &parts.kept),
+                fields,
                 place,
                 ..Item::new(source, Err(not_a_record(keys, why)))
             }
@@ -614,6 +619,15 @@ mod tests {
             let err = item.bytes.unwrap_err().to_string();
             assert!(err.ends_with(why), "{err}");
         }
+        // A line cut short is no record: no fields to pass through, and its column is on its
+        // own line.
+        let line = "{\"id\":\"x\",\"lang\":\"en\",\"html\":\"<p>a\n";
+        let item = jsonl_record("f.jsonl:1".into(), line.as_bytes(), &reading);
+        assert_eq!(item.source, "f.jsonl:1");
+        assert!(item.fields.is_none());
+        let err = item.bytes.unwrap_err().to_string();
+        let at_end = format!("EOF while parsing a string (column {})", line.len() - 1);
+        assert!(err.ends_with(&at_end), "{err}");
     }
 
     #[test]

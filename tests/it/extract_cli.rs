@@ -2204,6 +2204,31 @@ fn errors_file_lists_failed_pages_in_input_order() {
         stderr(&out)
     );
     assert_eq!(std::fs::read_to_string(&page).unwrap(), article(1));
+    // A list is read as the run goes: a file that holds something else than failures is
+    // refused, whether the list names it or not; an earlier run's failures are written over.
+    for list in [page.clone(), String::new()] {
+        let out = textsift(
+            &["extract", "--files-from", "-", "--errors", &page],
+            Some(list.as_bytes()),
+        );
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).starts_with(&format!(
+                "textsift: --errors would overwrite a file that --files-from may list: {page} \
+                 (it holds something else than an earlier run's failures)"
+            )),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), article(1));
+    }
+    std::fs::write(&in_walked, "{\"source\":\"x\"}\n").unwrap();
+    let out = textsift(
+        &["extract", "--files-from", "-", "--errors", &in_walked],
+        Some(page.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&in_walked).unwrap(), "");
     let fresh = p("fresh.jsonl");
     let out = textsift(&["extract", "--errors", &fresh, &good, &fresh], None);
     assert_eq!(out.status.code(), Some(1));
