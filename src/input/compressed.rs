@@ -265,7 +265,7 @@ pub(crate) fn stream_error(
     other: impl FnOnce(std::io::Error) -> Error,
 ) -> Error {
     match e.get_ref().and_then(|inner| inner.downcast_ref()) {
-        Some(BadData(packed, why)) => bad_data(*packed, why.clone()),
+        Some(BadData(packed, why, _)) => bad_data(*packed, why.clone()),
         None => other(e),
     }
 }
@@ -274,7 +274,15 @@ pub(crate) fn stream_error(
 /// [`stream_error`], so that it is told from an error of the file beneath it and from one of
 /// what reads the unpacked bytes (a line that is not UTF-8).
 #[derive(Debug)]
-struct BadData(Packing, String);
+struct BadData(Packing, String, Spoils);
+
+/// Whether a gzip member found corrupt had given bytes before: they may be wrong (a
+/// checksum that does not match says that they are).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Spoils {
+    Nothing,
+    BytesRead,
+}
 
 impl std::fmt::Display for BadData {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -285,14 +293,19 @@ impl std::fmt::Display for BadData {
 impl std::error::Error for BadData {}
 
 /// A gzip decoder's errors, a member cut short or corrupt data, as [`BadData`]; errors of
-/// the reader beneath it as they are.
-fn bad_gzip(e: std::io::Error) -> std::io::Error {
-    let why = match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => TRUNCATED_GZIP.to_string(),
-        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => e.to_string(),
+/// the reader beneath it as they are. `gave` says whether the member gave bytes before.
+fn bad_gzip(e: std::io::Error, gave: bool) -> std::io::Error {
+    let (why, spoils) = match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => (TRUNCATED_GZIP.to_string(), Spoils::Nothing),
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData if gave => {
+            (e.to_string(), Spoils::BytesRead)
+        }
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
+            (e.to_string(), Spoils::Nothing)
+        }
         _ => return e,
     };
-    std::io::Error::other(BadData(Packing::Gzip, why))
+    std::io::Error::other(BadData(Packing::Gzip, why, spoils))
 }
 
 /// A gzip stream of one member or more, inflated as it is read (a whole page, or a WARC or
@@ -309,6 +322,8 @@ struct GzMembers<R: BufRead> {
     /// Places resumed at in a row that gave nothing before failing: bytes crafted to look
     /// like member starts would otherwise have each read on to the end.
     fruitless: u32,
+    /// The member being read has given bytes.
+    gave: bool,
 }
 
 /// Most places in a row that [`GzMembers::resume`] tries when none gives any bytes.
@@ -326,6 +341,7 @@ impl<R: BufRead> GzMembers<R> {
             member: Some(flate2::bufread::GzDecoder::new(logged)),
             failed: false,
             fruitless: 0,
+            gave: false,
         }
     }
 
@@ -364,6 +380,7 @@ impl<R: BufRead> GzMembers<R> {
                 r.at = 0;
                 r.log.clear();
                 self.member = Some(flate2::bufread::GzDecoder::new(r));
+                self.gave = false;
                 return Ok(true);
             }
             carry = joined[joined.len().saturating_sub(GZIP_MEMBER_START.len() - 1)..].to_vec();
@@ -386,7 +403,7 @@ impl<R: BufRead> Read for GzMembers<R> {
             let n = match member.read(buf) {
                 Ok(n) => n,
                 Err(e) => {
-                    let e = bad_gzip(e);
+                    let e = bad_gzip(e, self.gave);
                     self.failed = is_bad_gzip(&e);
                     return Err(e);
                 }
@@ -394,6 +411,7 @@ impl<R: BufRead> Read for GzMembers<R> {
             if n > 0 || buf.is_empty() {
                 if n > 0 {
                     self.fruitless = 0;
+                    self.gave = true;
                 }
                 return Ok(n);
             }
@@ -403,6 +421,7 @@ impl<R: BufRead> Read for GzMembers<R> {
                 if rest.fill_buf()?.first() == Some(&0x1f) {
                     rest.log.clear();
                     self.member = inner.map(flate2::bufread::GzDecoder::new);
+                    self.gave = false;
                 }
             }
         }
@@ -415,7 +434,15 @@ impl<R: BufRead> Read for GzMembers<R> {
 pub(crate) fn is_bad_gzip(e: &std::io::Error) -> bool {
     e.get_ref()
         .and_then(|inner| inner.downcast_ref())
-        .is_some_and(|BadData(packed, _)| *packed == Packing::Gzip)
+        .is_some_and(|BadData(packed, ..)| *packed == Packing::Gzip)
+}
+
+/// Whether a read failed on a gzip member found corrupt after it gave bytes (a checksum that
+/// does not match): those bytes, already read, may be wrong.
+pub(crate) fn spoils_bytes_read(e: &std::io::Error) -> bool {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref())
+        .is_some_and(|BadData(_, _, spoils)| *spoils == Spoils::BytesRead)
 }
 
 /// Most bytes of a gzip member kept for [`GzMembers::resume`] to look through: a WARC
@@ -512,7 +539,7 @@ fn bad_zstd(e: std::io::Error) -> std::io::Error {
     } else {
         return e;
     };
-    std::io::Error::other(BadData(Packing::Zstd, why))
+    std::io::Error::other(BadData(Packing::Zstd, why, Spoils::Nothing))
 }
 
 /// The size that the skippable frame of a `.warc.zst` file's dictionary gives it, when `head`
@@ -535,6 +562,7 @@ fn zstd_dictionary(r: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
         return Err(std::io::Error::other(BadData(
             Packing::Zstd,
             format!("a dictionary of {size} bytes, more than {MAX_DICTIONARY}"),
+            Spoils::Nothing,
         )));
     }
     let mut dictionary = Vec::new();
@@ -552,6 +580,7 @@ fn zstd_dictionary(r: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
             return Err(std::io::Error::other(BadData(
                 Packing::Zstd,
                 format!("a dictionary of more than {MAX_DICTIONARY} bytes"),
+                Spoils::Nothing,
             )));
         }
         dictionary = plain;

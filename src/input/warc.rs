@@ -568,6 +568,10 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
     let ends = got == len
         && match record_ends(stream, &mut breaks) {
             Ok(ends) => ends,
+            // The gzip member that held the block is corrupt: the block may be wrong.
+            Err(e) if super::compressed::spoils_bytes_read(&e) => {
+                return Ok(Record::Bad(failure(read_error(e)), None));
+            }
             // The block was read whole: what could not be read comes after it, and is
             // reported where the next record was to be read.
             Err(e) => {

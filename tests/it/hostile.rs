@@ -1131,24 +1131,35 @@ fn a_corrupt_or_cut_gzip_member_or_record_loses_only_its_own_record() {
             .map(|i| i.to_string())
             .collect();
         assert_eq!(read, want, "{name}, record {lost} lost");
-        // One failure, named by the lost record's address or its place in the file.
-        let failed: Vec<&str> = got
+        // One failure, at the lost record's place in the file (its source, or its place
+        // apart when it is named by its address, which corrupt data may have garbled); the
+        // records after it keep their places.
+        let place_of = |i: &Item| i.place.clone().unwrap_or_else(|| i.source.clone());
+        let failed: Vec<String> = got
             .iter()
             .filter(|i| i.bytes.is_err())
-            .map(|i| i.source.as_str())
+            .map(place_of)
             .collect();
-        let place = format!("{}#{}", path.display(), lost + 1);
-        let uri = format!("https://a.example/{lost}");
-        assert!(
-            failed.len() == 1 && (failed[0] == place || failed[0] == uri),
-            "{name}: {failed:?}"
-        );
+        let place = |k: usize| format!("{}#{}", path.display(), k + 1);
+        assert_eq!(failed, [place(lost)], "{name}");
+        for item in got.iter().filter(|i| i.bytes.is_ok()) {
+            let k: usize = item.source.rsplit('/').next().unwrap().parse().unwrap();
+            assert_eq!(place_of(item), place(k), "{name}");
+        }
     };
     for lost in 0..n {
         let mut corrupt = members.clone();
         let middle = corrupt[lost].len() / 2;
         corrupt[lost][middle - 8..middle + 8].fill(0xff);
         check("corrupt.warc.gz", corrupt.concat(), lost);
+        // One byte changed: the data often inflates, wrong, up to the checksum at the
+        // member's end, which the record that was read from it fails by.
+        for at in [3, 5, 7] {
+            let mut flipped = members.clone();
+            let k = flipped[lost].len() * at / 10;
+            flipped[lost][k] ^= 0x10;
+            check("flipped.warc.gz", flipped.concat(), lost);
+        }
         let mut cut = members.clone();
         cut[lost].truncate(middle);
         if lost + 1 < n {
