@@ -336,6 +336,7 @@ impl<R: BufRead> GzMembers<R> {
             held: Vec::new(),
             at: 0,
             log: Vec::new(),
+            trimmed: false,
         };
         GzMembers {
             member: Some(flate2::bufread::GzDecoder::new(logged)),
@@ -360,7 +361,9 @@ impl<R: BufRead> GzMembers<R> {
         // The failed member's bytes after its first, then those not read yet.
         let log = std::mem::take(&mut r.log);
         let rest = r.held.split_off(r.at.min(r.held.len()));
-        r.held = [log.get(1..).unwrap_or_default(), &rest].concat();
+        // (All of the log when it no longer holds the member's first byte.)
+        let from = usize::from(!r.trimmed);
+        r.held = [log.get(from..).unwrap_or_default(), &rest].concat();
         r.at = 0;
         // The last bytes looked at, for a start across two reads.
         let mut carry: Vec<u8> = Vec::new();
@@ -378,7 +381,7 @@ impl<R: BufRead> GzMembers<R> {
                 let rest = r.held.split_off(r.at.min(r.held.len()));
                 r.held = [held, rest].concat();
                 r.at = 0;
-                r.log.clear();
+                r.restart();
                 self.member = Some(flate2::bufread::GzDecoder::new(r));
                 self.gave = false;
                 return Ok(true);
@@ -386,7 +389,7 @@ impl<R: BufRead> GzMembers<R> {
             carry = joined[joined.len().saturating_sub(GZIP_MEMBER_START.len() - 1)..].to_vec();
             let n = buf.len();
             r.consume(n);
-            r.log.clear();
+            r.restart();
         }
     }
 }
@@ -419,7 +422,7 @@ impl<R: BufRead> Read for GzMembers<R> {
             let mut inner = self.member.take().map(|m| m.into_inner());
             if let Some(rest) = inner.as_mut() {
                 if rest.fill_buf()?.first() == Some(&0x1f) {
-                    rest.log.clear();
+                    rest.restart();
                     self.member = inner.map(flate2::bufread::GzDecoder::new);
                     self.gave = false;
                 }
@@ -445,20 +448,44 @@ pub(crate) fn spoils_bytes_read(e: &std::io::Error) -> bool {
         .is_some_and(|BadData(_, _, spoils)| *spoils == Spoils::BytesRead)
 }
 
-/// Most bytes of a gzip member kept for [`GzMembers::resume`] to look through: a WARC
-/// record's member is most often some kilobytes. Past this, only what follows the failure
-/// is looked through.
+/// Most bytes of a gzip member kept for [`GzMembers::resume`] to look through, the last ones
+/// read: a WARC record's member is most often some kilobytes, and a member cut short fails
+/// soon after it runs into the next one. Of a longer member, the bytes before these are not
+/// looked through.
 const MAX_MEMBER_LOG: usize = 1 << 20;
 
-/// A stream that keeps the bytes read of the current gzip member ([`MAX_MEMBER_LOG`] at
-/// most), with bytes to read again before it.
+/// A stream that keeps the bytes read of the current gzip member (the last
+/// [`MAX_MEMBER_LOG`] to twice as many), with bytes to read again before it.
 struct Logged<R> {
     inner: R,
     /// Bytes to read before `inner`'s, from `at` on.
     held: Vec<u8>,
     at: usize,
-    /// The bytes consumed since the member started.
+    /// The bytes consumed since the member started, or the last of them.
     log: Vec<u8>,
+    /// `log` no longer starts where the member did.
+    trimmed: bool,
+}
+
+impl<R> Logged<R> {
+    /// Forget the bytes logged: a member starts.
+    fn restart(&mut self) {
+        self.log.clear();
+        self.trimmed = false;
+    }
+}
+
+/// Add `bytes` to a member's `log`, dropping its oldest bytes when it would pass twice
+/// [`MAX_MEMBER_LOG`] (so that each byte is moved about once).
+fn log_bytes(log: &mut Vec<u8>, trimmed: &mut bool, bytes: &[u8]) {
+    if log.len() + bytes.len() > 2 * MAX_MEMBER_LOG {
+        let keep = MAX_MEMBER_LOG.saturating_sub(bytes.len()).min(log.len());
+        log.drain(..log.len() - keep);
+        *trimmed = true;
+    }
+    let from = bytes.len().saturating_sub(2 * MAX_MEMBER_LOG);
+    *trimmed |= from > 0;
+    log.extend_from_slice(&bytes[from..]);
 }
 
 impl<R: BufRead> Read for Logged<R> {
@@ -485,10 +512,9 @@ impl<R: BufRead> BufRead for Logged<R> {
     }
 
     fn consume(&mut self, n: usize) {
-        let room = MAX_MEMBER_LOG.saturating_sub(self.log.len());
         if self.at < self.held.len() {
-            let k = n.min(room);
-            self.log.extend_from_slice(&self.held[self.at..self.at + k]);
+            let end = (self.at + n).min(self.held.len());
+            log_bytes(&mut self.log, &mut self.trimmed, &self.held[self.at..end]);
             self.at += n;
             if self.at >= self.held.len() {
                 self.held = Vec::new();
@@ -496,13 +522,10 @@ impl<R: BufRead> BufRead for Logged<R> {
             }
             return;
         }
-        if room > 0 {
-            // The buffer consumed from is still the inner stream's: filling it again reads
-            // nothing.
-            if let Ok(buf) = self.inner.fill_buf() {
-                self.log
-                    .extend_from_slice(&buf[..n.min(room).min(buf.len())]);
-            }
+        // The buffer consumed from is still the inner stream's: filling it again reads
+        // nothing.
+        if let Ok(buf) = self.inner.fill_buf() {
+            log_bytes(&mut self.log, &mut self.trimmed, &buf[..n.min(buf.len())]);
         }
         self.inner.consume(n);
     }

@@ -1177,6 +1177,51 @@ fn a_corrupt_or_cut_gzip_member_or_record_loses_only_its_own_record() {
     }
 }
 
+/// A gzip member of more than a mebibyte, cut short: the next member, which the decoder ran
+/// into before it failed, is found among the last bytes read.
+#[test]
+fn a_long_gzip_member_cut_short_loses_only_its_own_record() {
+    let dir = tempfile::tempdir().unwrap();
+    // Letters that do not compress much, so that the member is over 1 MiB.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let noise: String = (0..2_000_000)
+        .map(|i| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            if i % 9 == 8 {
+                ' '
+            } else {
+                char::from(b'a' + (seed % 26) as u8)
+            }
+        })
+        .collect();
+    let long = warc_record(
+        "response",
+        "https://a.example/long",
+        &http(&format!("<p>{noise}</p>")),
+        None,
+    );
+    let mut cut = gzip(&long);
+    assert!(cut.len() > 1 << 20, "{}", cut.len());
+    cut.truncate(cut.len() * 9 / 10);
+    let next = |i: usize| {
+        gzip(&warc_record(
+            "response",
+            &format!("https://a.example/{i}"),
+            &http(ARTICLE),
+            None,
+        ))
+    };
+    let path = dir.path().join("long.warc.gz");
+    std::fs::write(&path, [next(0), cut, next(2), next(3)].concat()).unwrap();
+    let got = items(&path, 1 << 22);
+    assert_eq!(
+        last_parts(&got),
+        [("0", true), ("long", false), ("2", true), ("3", true)]
+    );
+}
+
 #[test]
 fn warc_records_with_lying_lengths() {
     let dir = tempfile::tempdir().unwrap();
