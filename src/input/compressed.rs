@@ -311,7 +311,7 @@ fn bad_gzip(e: std::io::Error, gave: bool) -> std::io::Error {
 /// A gzip stream of one member or more, inflated as it is read (a whole page, or a WARC or
 /// JSON Lines stream). Bytes after a member that do not start another one end the stream, as
 /// `gzip -d` ignores them: a file padded with zeros or followed by a stray line keeps its
-/// pages. A member cut short (`UnexpectedEof`) or corrupt is an error; a reader that reads
+/// pages (but after a failure, when they are looked through for the next member). A member cut short (`UnexpectedEof`) or corrupt is an error; a reader that reads
 /// on after it (a WARC file, whose records are often a member each) gets the members after
 /// it: reading goes on at the next place where a member seems to start, looked for from the
 /// second byte of the member that failed, as a member cut short runs into the next one.
@@ -324,6 +324,8 @@ struct GzMembers<R: BufRead> {
     fruitless: u32,
     /// The member being read has given bytes.
     gave: bool,
+    /// A member failed before: the members read since were found by their magic bytes.
+    resumed: bool,
 }
 
 /// Most places in a row that [`GzMembers::resume`] tries when none gives any bytes.
@@ -343,6 +345,7 @@ impl<R: BufRead> GzMembers<R> {
             failed: false,
             fruitless: 0,
             gave: false,
+            resumed: false,
         }
     }
 
@@ -357,6 +360,7 @@ impl<R: BufRead> GzMembers<R> {
         let Some(member) = self.member.take() else {
             return Ok(false);
         };
+        self.resumed = true;
         let mut r = member.into_inner();
         // The failed member's bytes after its first, then those not read yet.
         let log = std::mem::take(&mut r.log);
@@ -365,6 +369,12 @@ impl<R: BufRead> GzMembers<R> {
         let from = usize::from(!r.trimmed);
         r.held = [log.get(from..).unwrap_or_default(), &rest].concat();
         r.at = 0;
+        self.scan(r)
+    }
+
+    /// Start reading at the next place in `r` where a member seems to start, `false` when
+    /// there is none.
+    fn scan(&mut self, mut r: Logged<R>) -> std::io::Result<bool> {
         // The last bytes looked at, for a start across two reads.
         let mut carry: Vec<u8> = Vec::new();
         loop {
@@ -419,13 +429,18 @@ impl<R: BufRead> Read for GzMembers<R> {
                 return Ok(n);
             }
             // The member is done: another one follows only where its magic byte stands.
-            let mut inner = self.member.take().map(|m| m.into_inner());
-            if let Some(rest) = inner.as_mut() {
-                if rest.fill_buf()?.first() == Some(&0x1f) {
-                    rest.restart();
-                    self.member = inner.map(flate2::bufread::GzDecoder::new);
-                    self.gave = false;
-                }
+            let Some(mut rest) = self.member.take().map(|m| m.into_inner()) else {
+                break;
+            };
+            rest.restart();
+            if rest.fill_buf()?.first() == Some(&0x1f) {
+                self.member = Some(flate2::bufread::GzDecoder::new(rest));
+                self.gave = false;
+            } else if self.resumed && !self.scan(rest)? {
+                // After a failure, a member found by its magic bytes may be a gzip file that
+                // a record holds as it is (deflate stores what does not compress): the
+                // stream's own members are looked for further on, not taken to end.
+                return Ok(0);
             }
         }
         Ok(0)

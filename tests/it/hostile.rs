@@ -1222,6 +1222,40 @@ fn a_long_gzip_member_cut_short_loses_only_its_own_record() {
     );
 }
 
+/// A corrupt gzip member that holds a gzip file as it is (deflate stores what does not
+/// compress): reading goes on at that file's member, and past it at the stream's own.
+#[test]
+fn a_corrupt_gzip_member_that_holds_a_gzip_file_loses_only_its_own_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |i: usize| {
+        warc_record(
+            "response",
+            &format!("https://a.example/{i}"),
+            &http(ARTICLE),
+            None,
+        )
+    };
+    let file = gzip(b"a file of the crawl, gzipped");
+    let mut body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
+    body.extend_from_slice(&file);
+    let held = warc_record("response", "https://a.example/1", &body, None);
+    let mut stored = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+    stored.write_all(&held).unwrap();
+    let mut stored = stored.finish().unwrap();
+    // A byte of the HTTP header changed: the member fails its checksum.
+    let at = stored.windows(4).position(|w| w == b"text").unwrap();
+    stored[at] ^= 0x01;
+    let path = dir.path().join("held.warc.gz");
+    let members = [gzip(&record(0)), stored, gzip(&record(2)), gzip(&record(3))];
+    std::fs::write(&path, members.concat()).unwrap();
+    let got = items(&path, 1 << 20);
+    let parts: Vec<(&str, bool)> = last_parts(&got)
+        .into_iter()
+        .filter(|(part, _)| part.len() == 1)
+        .collect();
+    assert_eq!(parts, [("0", true), ("1", false), ("2", true), ("3", true)]);
+}
+
 #[test]
 fn warc_records_with_lying_lengths() {
     let dir = tempfile::tempdir().unwrap();
