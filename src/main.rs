@@ -1455,7 +1455,20 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
                 Error::Io { path, .. } => format!("{}: ", path.display()),
                 _ => String::new(),
             };
-            let line = format!("textsift: {}: page {id}: {file}{e} (skipped)", d.display());
+            // A folder's page is looked for under each ending; the first is named.
+            let others = match &e {
+                Error::Io { error, .. }
+                    if d.is_dir() && error.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    let [_, rest @ ..] = textsift::annotate::PAGE_EXTENSIONS;
+                    format!("; nor {} either", rest.join(", "))
+                }
+                _ => String::new(),
+            };
+            let line = format!(
+                "textsift: {}: page {id}: {file}{e}{others} (skipped)",
+                d.display()
+            );
             report!("{}", one_line(&line));
             skipped.push((id, e.to_string()));
         }

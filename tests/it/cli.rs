@@ -1190,6 +1190,22 @@ fn a_wcxb_folder_names_its_pages_without_gold_text_or_ground_truth() {
         )),
         "{err}"
     );
+    // A ground truth without its page: the page file is looked for under every ending.
+    let gt = serde_json::json!({"url": "https://c.example/4",
+                                "ground_truth": {"main_content": generated_gold(4)}});
+    std::fs::write(root.join("ground-truth/0004.json"), gt.to_string()).unwrap();
+    let out = textsift(&["eval", "--model", path_str(&model), "--data", data], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let page = root.join("html/0004.html.gz");
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "textsift: {data}: page 0004: {}: cannot read: No such file or directory (os error \
+             2); nor .html.zst, .html, .htm either (skipped)\n",
+            page.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Annotations of one generated page, `pages.jsonl` in `dir`.
