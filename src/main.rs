@@ -1087,18 +1087,39 @@ fn resolved(path: &std::path::Path) -> Option<PathBuf> {
     })
 }
 
-/// Whether a run that reads `input` (a data file, a model, a recipe, or a data folder, whose
-/// `ground-truth/` and `html/` files are read, through links too) reads the file whose
-/// canonical path is `at`: a file written there would be truncated before or after it is read.
-fn reads(input: &std::path::Path, at: &std::path::Path) -> bool {
-    if !input.is_dir() {
-        // A manifest's pages by `html_path` too.
-        return resolved(input).as_deref() == Some(at)
-            || (input.is_file()
-                && textsift::annotate::pages_named(input)
-                    .iter()
-                    .any(|p| resolved(p).as_deref() == Some(at)));
+/// The files that a run reads for an input (a data file, a model, a recipe, or a data folder,
+/// whose `ground-truth/` and `html/` files are read, through links too), so that a file
+/// written there, which would be truncated before or after it is read, can be refused.
+struct ReadFiles<'a> {
+    input: &'a std::path::Path,
+    /// A file's own path and the pages that it names by `html_path` (a manifest's),
+    /// resolved; read once, however many outputs are checked.
+    files: Vec<PathBuf>,
+}
+
+impl<'a> ReadFiles<'a> {
+    fn of(input: &'a std::path::Path) -> Self {
+        let mut files = Vec::new();
+        if !input.is_dir() {
+            files.extend(resolved(input));
+            if input.is_file() {
+                let pages = textsift::annotate::pages_named(input);
+                files.extend(pages.iter().filter_map(|p| resolved(p)));
+            }
+        }
+        ReadFiles { input, files }
     }
+
+    /// Whether the file whose canonical path is `at` is read.
+    fn reads(&self, at: &std::path::Path) -> bool {
+        self.files.iter().any(|f| f == at)
+            || (self.input.is_dir() && reads_in_folder(self.input, at))
+    }
+}
+
+/// Whether a run that reads the data folder `input` reads the file whose canonical path is
+/// `at`.
+fn reads_in_folder(input: &std::path::Path, at: &std::path::Path) -> bool {
     // The files of a folder that are read: gold files, and pages by their endings.
     let read = |sub: &str, name: &str| match sub {
         "ground-truth" => name.ends_with(".json"),
@@ -1614,12 +1635,17 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     .filter_map(|(flag, path)| Some((flag, path?)))
     .collect();
     // A file written would be truncated before, or after, another is read from it.
-    let inputs: Vec<&PathBuf> = args.data.iter().chain(&args.recipe).collect();
+    let inputs: Vec<ReadFiles> = args
+        .data
+        .iter()
+        .chain(&args.recipe)
+        .map(|p| ReadFiles::of(p))
+        .collect();
     for (i, &(flag, path)) in outputs.iter().enumerate() {
         let at = resolved(path);
         let same = |p: &PathBuf| at.is_some() && resolved(p) == at;
-        let read = |p: &&&PathBuf| at.as_deref().is_some_and(|at| reads(p, at));
-        let clash = match inputs.iter().find(read) {
+        let read = |r: &&ReadFiles| at.as_deref().is_some_and(|at| r.reads(at));
+        let clash = match inputs.iter().find(read).map(|r| r.input) {
             // A file of a folder, or a page that a manifest names.
             Some(input) if resolved(input) != at => Some(format!(
                 "{flag} would overwrite an input: {} (in {})",
@@ -1783,7 +1809,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         let inputs = args.data.iter().chain(&args.model);
         if let Some(input) = inputs
             .into_iter()
-            .find(|p| at.as_deref().is_some_and(|at| reads(p, at)))
+            .find(|p| at.as_deref().is_some_and(|at| ReadFiles::of(p).reads(at)))
         {
             usage_error(
                 "eval",
