@@ -2394,8 +2394,9 @@ fn segment_dom(
     'walk: loop {
         nodes += 1;
         if nodes > limits.max_nodes {
+            let plural = if limits.max_nodes == 1 { "" } else { "s" };
             return Err(Error::TooLarge(format!(
-                "more than {} DOM nodes",
+                "more than {} DOM node{plural}",
                 limits.max_nodes
             )));
         }

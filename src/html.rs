@@ -81,7 +81,13 @@ fn decode_text<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<Decoded<'a
         return Err(Error::NotHtml(kind));
     }
     let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
-    let label = |l: &[u8]| Encoding::for_label(l).map(|enc| unless_utf8(not_utf16(enc), bytes));
+    // A label of the "replacement" encoding (`iso-2022-kr`, `hz-gb-2312`…) would turn the
+    // whole page into one U+FFFD: the bytes are read as if no charset were named.
+    let label = |l: &[u8]| {
+        Encoding::for_label(l)
+            .filter(|&enc| enc != encoding_rs::REPLACEMENT)
+            .map(|enc| unless_utf8(not_utf16(enc), bytes))
+    };
     if let Some(enc) = declared
         .and_then(declared_label)
         .and_then(|d| label(d.as_bytes()))
@@ -195,10 +201,13 @@ fn finish_declared<'a>(enc: &'static Encoding, bytes: &'a [u8]) -> Decoded<'a> {
 }
 
 /// A page declared UTF-16 whose bytes did not look like UTF-16 (no byte-order mark, no NULs
-/// between ASCII bytes) is read as UTF-8, as browsers do.
+/// between ASCII bytes) is read as UTF-8, and one declared `x-user-defined` as windows-1252,
+/// as browsers read a charset that a page names.
 fn not_utf16(enc: &'static Encoding) -> &'static Encoding {
     if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
         encoding_rs::UTF_8
+    } else if enc == encoding_rs::X_USER_DEFINED {
+        encoding_rs::WINDOWS_1252
     } else {
         enc
     }
@@ -507,6 +516,24 @@ mod tests {
         let d = decode(bytes).unwrap();
         assert_eq!(d.encoding, "windows-1252");
         assert!(d.text.contains("na\u{ef}ve \u{201c}quotes\u{201d}"));
+    }
+
+    #[test]
+    fn charsets_that_browsers_read_otherwise_than_their_labels() {
+        // x-user-defined, named in a page, is read as windows-1252.
+        let bytes = b"<meta charset=\"x-user-defined\"><p>Caf\xe9 na\xefve</p>";
+        let d = decode(bytes).unwrap();
+        assert_eq!(d.encoding, "windows-1252");
+        assert!(d.text.contains("Caf\u{e9} na\u{ef}ve"), "{}", d.text);
+        // A label of the replacement encoding is passed over: the page keeps its text.
+        for label in ["iso-2022-kr", "replacement", "hz-gb-2312"] {
+            let page = format!("<meta charset=\"{label}\"><p>Plain words of a page.</p>");
+            let d = decode(page.as_bytes()).unwrap();
+            assert_ne!(d.encoding, "replacement");
+            assert!(d.text.contains("Plain words of a page."), "{label}");
+            let d = decode_declared(b"<p>Plain words.</p>", Some(label)).unwrap();
+            assert!(d.text.contains("Plain words."), "{label}");
+        }
     }
 
     #[test]

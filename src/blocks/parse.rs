@@ -309,8 +309,9 @@ fn entity_is_text(name: &str) -> bool {
 }
 
 fn too_many(max_nodes: usize) -> Error {
+    let nodes = if max_nodes == 1 { "node" } else { "nodes" };
     Error::TooLarge(format!(
-        "more than {max_nodes} DOM nodes (raise the limit with --max-nodes or Limits::segment.max_nodes)"
+        "more than {max_nodes} DOM {nodes} (raise the limit with --max-nodes or Limits::segment.max_nodes)"
     ))
 }
 
