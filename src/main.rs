@@ -803,18 +803,27 @@ fn favor_refused(command: &str, e: &Error) -> ! {
     )
 }
 
+/// What a batch's output holds around its records: a document's head and foot, and what goes
+/// between two records.
+#[derive(Default, Clone, Copy)]
+struct Frame<'a> {
+    head: &'a str,
+    between: &'a str,
+    foot: &'a str,
+}
+
 /// Run `work` over every page of the inputs, then of the list's, on the thread pool (given the
 /// page's item, whose source, declared charset and WARC record it reads, and its bytes), write
-/// what it returns in input order between `frame`'s two parts, report bad pages, and end with
-/// a summary (`single`: the inputs are one page file, whose summary goes without saying when
-/// it went well).
+/// what it returns in input order within `frame`, report bad pages, and end with a summary
+/// (`single`: the inputs are one page file, whose summary goes without saying when it went
+/// well).
 fn run_batch(
     command: &str,
     input: &InputArgs,
     single: bool,
     list: Option<InputList>,
     keep: &[String],
-    frame: (&str, &str),
+    frame: Frame,
     work: impl Fn(&input::Item, &[u8]) -> textsift::Result<String> + Sync,
 ) -> anyhow::Result<ExitCode> {
     let keys = input::RecordKeys {
@@ -984,7 +993,8 @@ fn run_batch(
     stop_between_records();
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
-    out.write_all(frame.0.as_bytes()).context(STDOUT)?;
+    out.write_all(frame.head.as_bytes()).context(STDOUT)?;
+    let mut written = false;
     let mut tally = Tally {
         batch: !single,
         ..Tally::default()
@@ -1008,9 +1018,15 @@ fn run_batch(
         },
         |(k, item, result)| -> anyhow::Result<()> {
             if let Ok(text) = &result {
+                let between = if written { frame.between } else { "" };
+                written = true;
                 // Each page goes out whole as soon as it is done: a reader down the pipe sees
                 // it at once, and a run that is killed leaves only whole pages behind.
-                let mut write = || out.write_all(text.as_bytes()).and_then(|()| out.flush());
+                let mut write = || {
+                    out.write_all(between.as_bytes())
+                        .and_then(|()| out.write_all(text.as_bytes()))
+                        .and_then(|()| out.flush())
+                };
                 write_record(|| match &progress {
                     // On the terminal that shows the bar, the page goes above the bar.
                     Some((bar, _)) if stdout_is_terminal => bar.suspend(write),
@@ -1053,7 +1069,7 @@ fn run_batch(
             Ok(())
         },
     )?;
-    out.write_all(frame.1.as_bytes()).context(STDOUT)?;
+    out.write_all(frame.foot.as_bytes()).context(STDOUT)?;
     out.flush().context(STDOUT)?;
     if let Some((bar, _)) = progress {
         bar.finish_and_clear();
@@ -1212,7 +1228,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         single,
         list,
         &[],
-        ("", ""),
+        Frame::default(),
         |item, bytes| {
             let source = &item.source;
             let (e, mut classes) = ex.extract_with_classes(bytes, item.charset.as_deref())?;
@@ -1360,16 +1376,27 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             format!("==> {} <==\n{}\n\n", one_line(source), page.trim_end())
         }
     };
-    // Several pages in the debug view: one document with a section for each.
-    let frame = if format == Format::Html && !single {
-        let title = given.join(std::ffi::OsStr::new(" "));
-        let title = title.to_string_lossy();
-        (
-            textsift::output::html_header(&title),
-            textsift::output::HTML_FOOTER,
-        )
-    } else {
-        (String::new(), "")
+    // Several pages in the debug view: one document with a section for each; as JSON, one
+    // array.
+    let header = match format {
+        Format::Html if !single => {
+            let title = given.join(std::ffi::OsStr::new(" "));
+            textsift::output::html_header(&title.to_string_lossy())
+        }
+        _ => String::new(),
+    };
+    let frame = match format {
+        Format::Html if !single => Frame {
+            head: &header,
+            foot: textsift::output::HTML_FOOTER,
+            ..Frame::default()
+        },
+        Format::Json if !single => Frame {
+            head: "[\n",
+            between: ",\n",
+            foot: "\n]\n",
+        },
+        _ => Frame::default(),
     };
     run_batch(
         "extract",
@@ -1377,7 +1404,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
         single,
         list,
         &args.keep_field,
-        (&frame.0, frame.1),
+        frame,
         |item, bytes| {
             let source = item.source.as_str();
             let url = item.url.as_deref().or(args.url.as_deref());
@@ -1400,6 +1427,8 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
                 Format::Markdown => named(source, textsift::output::to_markdown(&e)),
                 Format::Html if single => textsift::output::to_html(source, &e),
                 Format::Html => textsift::output::html_section(source, &e),
+                // In an array, the separator and the array's end follow a record.
+                Format::Json if !single => textsift::output::json(&record(), true),
                 Format::Json => format!("{}\n", textsift::output::json(&record(), true)),
                 Format::Jsonl => format!("{}\n", textsift::output::json(&record(), false)),
             })

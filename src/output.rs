@@ -159,9 +159,9 @@ pub enum Format {
     /// The title, then the content: one paragraph per block, blank lines between, list
     /// items, lines after a single `<br>` and a simple table's rows on lines of their own.
     Text,
-    /// One JSON document per page (pretty-printed): source, title, text; for a page of a
-    /// WARC file also warc_record_id and warc_date, for a JSON Lines record with an id and a
-    /// url also its url.
+    /// A page's record as a JSON object (pretty-printed): source, title, text; for a page of
+    /// a WARC file also warc_record_id and warc_date, for a JSON Lines record with an id and
+    /// a url also its url. Several pages: an array of them.
     Json,
     /// The same, one JSON object per line.
     Jsonl,

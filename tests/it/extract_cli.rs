@@ -2065,6 +2065,39 @@ fn the_output_file_is_not_read_as_an_input() {
 }
 
 #[test]
+fn json_of_several_pages_is_one_array() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("a.html"), article(1)).unwrap();
+    std::fs::write(p("b.html"), article(2)).unwrap();
+    let json = |args: &[&str]| {
+        let out = textsift(&[&["extract", "--format", "json"], args].concat(), None);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one document");
+        (out.status.code(), v)
+    };
+    // One page: its record; several, a failed one among them, or none: an array of records.
+    let (code, one) = json(&[&p("a.html")]);
+    assert_eq!(
+        (code, one["source"].as_str()),
+        (Some(0), Some(&*p("a.html")))
+    );
+    let (code, many) = json(&[&p("a.html"), &p("missing.html"), &p("b.html")]);
+    assert_eq!(code, Some(1));
+    let sources: Vec<_> = many
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["source"].clone())
+        .collect();
+    assert_eq!(sources, [p("a.html"), p("b.html")]);
+    assert_eq!(many[1], json(&[&p("b.html")]).1);
+    assert_eq!(
+        json(&[&p("missing.html"), &p("gone.html")]).1,
+        serde_json::json!([])
+    );
+}
+
+#[test]
 fn errors_file_lists_failed_pages_in_input_order() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
