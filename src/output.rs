@@ -201,14 +201,17 @@ fn title_block(e: &Extraction, pieces: &[Piece]) -> Option<usize> {
 
 /// The title and the main text, a blank line between them when there are both, and a
 /// newline at the end; the title is not written above the text when the text says it. A page
-/// with neither gives an empty string, as [`to_markdown`] does, not an empty line.
+/// with neither gives an empty string, as [`to_markdown`] does, not an empty line. The text
+/// is laid out from the blocks' labels, as [`to_markdown`]'s is, so that blocks labelled
+/// again after extraction are written as labelled.
 pub fn to_text(e: &Extraction) -> String {
     let title = if title_block(e, &pieces(&e.blocks, &e.marks)).is_some() {
         ""
     } else {
         e.title.as_str()
     };
-    let mut out = [title, e.text.as_str()]
+    let text = plain_text(&e.blocks, &e.marks);
+    let mut out = [title, text.as_str()]
         .into_iter()
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
@@ -1616,6 +1619,17 @@ mod tests {
         );
         assert_eq!(to_text(&page("", none.clone())), "");
         assert_eq!(to_markdown(&page("", none)), "");
+        // Blocks labelled again after extraction are written as labelled, by both.
+        let mut relabelled = page("", blocks());
+        relabelled.blocks[2].label = Label::from_bool(false);
+        assert_eq!(
+            to_text(&relabelled),
+            "Tomatoes in  pots!\n\nTomatoes in pots\n"
+        );
+        assert_eq!(
+            to_markdown(&relabelled),
+            "# Tomatoes in  pots!\n\n## Tomatoes in pots\n\n"
+        );
         // Another title: both are written.
         let e = page("Growing tomatoes", blocks());
         assert!(to_text(&e).starts_with("Growing tomatoes\n\nTomatoes in  pots!\n\n"));
