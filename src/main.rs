@@ -866,6 +866,10 @@ fn run_batch(
         };
         // Whether the file holds something else than an earlier run's failures.
         let holds_other = || {
+            // Only a file is looked into: a pipe (`>(…)`, /dev/stderr) would wait for input.
+            if !std::fs::metadata(errors).is_ok_and(|m| m.is_file()) {
+                return false;
+            }
             let mut head = Vec::new();
             let read = std::fs::File::open(errors).and_then(|f| {
                 std::io::Read::read_to_end(&mut std::io::Read::take(f, 16), &mut head)

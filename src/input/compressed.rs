@@ -276,12 +276,12 @@ pub(crate) fn stream_error(
 #[derive(Debug)]
 struct BadData(Packing, String, Spoils);
 
-/// Whether a gzip member found corrupt had given bytes before: they may be wrong (a
-/// checksum that does not match says that they are).
+/// Whether a gzip member found corrupt had given bytes before, and how many: they may be
+/// wrong (a checksum that does not match says that they are).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Spoils {
     Nothing,
-    BytesRead,
+    BytesRead(u64),
 }
 
 impl std::fmt::Display for BadData {
@@ -293,12 +293,12 @@ impl std::fmt::Display for BadData {
 impl std::error::Error for BadData {}
 
 /// A gzip decoder's errors, a member cut short or corrupt data, as [`BadData`]; errors of
-/// the reader beneath it as they are. `gave` says whether the member gave bytes before.
-fn bad_gzip(e: std::io::Error, gave: bool) -> std::io::Error {
+/// the reader beneath it as they are. `gave`: the bytes that the member gave before.
+fn bad_gzip(e: std::io::Error, gave: u64) -> std::io::Error {
     let (why, spoils) = match e.kind() {
         std::io::ErrorKind::UnexpectedEof => (TRUNCATED_GZIP.to_string(), Spoils::Nothing),
-        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData if gave => {
-            (e.to_string(), Spoils::BytesRead)
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData if gave > 0 => {
+            (e.to_string(), Spoils::BytesRead(gave))
         }
         std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
             (e.to_string(), Spoils::Nothing)
@@ -322,8 +322,8 @@ struct GzMembers<R: BufRead> {
     /// Places resumed at in a row that gave nothing before failing: bytes crafted to look
     /// like member starts would otherwise have each read on to the end.
     fruitless: u32,
-    /// The member being read has given bytes.
-    gave: bool,
+    /// The bytes that the member being read has given.
+    gave: u64,
     /// A member failed before: the members read since were found by their magic bytes.
     resumed: bool,
 }
@@ -344,7 +344,7 @@ impl<R: BufRead> GzMembers<R> {
             member: Some(flate2::bufread::GzDecoder::new(logged)),
             failed: false,
             fruitless: 0,
-            gave: false,
+            gave: 0,
             resumed: false,
         }
     }
@@ -393,7 +393,7 @@ impl<R: BufRead> GzMembers<R> {
                 r.at = 0;
                 r.restart();
                 self.member = Some(flate2::bufread::GzDecoder::new(r));
-                self.gave = false;
+                self.gave = 0;
                 return Ok(true);
             }
             carry = joined[joined.len().saturating_sub(GZIP_MEMBER_START.len() - 1)..].to_vec();
@@ -424,7 +424,7 @@ impl<R: BufRead> Read for GzMembers<R> {
             if n > 0 || buf.is_empty() {
                 if n > 0 {
                     self.fruitless = 0;
-                    self.gave = true;
+                    self.gave += n as u64;
                 }
                 return Ok(n);
             }
@@ -435,7 +435,7 @@ impl<R: BufRead> Read for GzMembers<R> {
             rest.restart();
             if rest.fill_buf()?.first() == Some(&0x1f) {
                 self.member = Some(flate2::bufread::GzDecoder::new(rest));
-                self.gave = false;
+                self.gave = 0;
             } else if self.resumed && !self.scan(rest)? {
                 // After a failure, a member found by its magic bytes may be a gzip file that
                 // a record holds as it is (deflate stores what does not compress): the
@@ -455,12 +455,13 @@ pub(crate) fn is_bad_gzip(e: &std::io::Error) -> bool {
         .is_some_and(|BadData(packed, ..)| *packed == Packing::Gzip)
 }
 
-/// Whether a read failed on a gzip member found corrupt after it gave bytes (a checksum that
-/// does not match): those bytes, already read, may be wrong.
-pub(crate) fn spoils_bytes_read(e: &std::io::Error) -> bool {
-    e.get_ref()
-        .and_then(|inner| inner.downcast_ref())
-        .is_some_and(|BadData(_, _, spoils)| *spoils == Spoils::BytesRead)
+/// How many bytes a gzip member found corrupt had given (a checksum that does not match),
+/// when a read failed on one: those bytes, already read, may be wrong.
+pub(crate) fn spoils_bytes_read(e: &std::io::Error) -> Option<u64> {
+    match e.get_ref().and_then(|inner| inner.downcast_ref()) {
+        Some(BadData(_, _, Spoils::BytesRead(gave))) => Some(*gave),
+        _ => None,
+    }
 }
 
 /// Most bytes of a gzip member kept for [`GzMembers::resume`] to look through, the last ones

@@ -383,6 +383,7 @@ pub(super) fn warc_pages(
         at: 0,
         ended: false,
         failed,
+        consumed: 0,
         inner: stream,
     };
     let mut n = 0usize;
@@ -433,6 +434,8 @@ struct Replay {
     /// A failed read, to be given once `bytes` are read: one met after a record's end, or
     /// in a record whose block holds the records to be read again.
     failed: Option<std::io::Error>,
+    /// The bytes read from `inner`.
+    consumed: u64,
     inner: Box<dyn BufRead + Send>,
 }
 
@@ -483,6 +486,7 @@ impl BufRead for Replay {
         if self.at < self.bytes.len() {
             self.at += n;
         } else {
+            self.consumed += n as u64;
             self.inner.consume(n);
         }
     }
@@ -506,6 +510,7 @@ enum Record {
 /// The next record of a WARC stream; an error for a record that does not hold together.
 /// `place` names a record that has no target URI.
 fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Record> {
+    let start = stream.consumed;
     let Some(WarcHeader {
         kind,
         uri,
@@ -568,8 +573,13 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
     let ends = got == len
         && match record_ends(stream, &mut breaks) {
             Ok(ends) => ends,
-            // The gzip member that held the block is corrupt: the block may be wrong.
-            Err(e) if super::compressed::spoils_bytes_read(&e) => {
+            // The gzip member that held the record, and no record before it, is corrupt:
+            // the record may be wrong. (A member of several records, as of a file gzipped
+            // whole, does not say which.)
+            Err(e)
+                if super::compressed::spoils_bytes_read(&e)
+                    .is_some_and(|gave| gave <= stream.consumed - start) =>
+            {
                 return Ok(Record::Bad(failure(read_error(e)), None));
             }
             // The block was read whole: what could not be read comes after it, and is

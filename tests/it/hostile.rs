@@ -1256,6 +1256,43 @@ fn a_corrupt_gzip_member_that_holds_a_gzip_file_loses_only_its_own_record() {
     assert_eq!(parts, [("0", true), ("1", false), ("2", true), ("3", true)]);
 }
 
+/// A WARC file gzipped whole, whose one member fails its checksum at its end: which record
+/// was changed cannot be told, so the last one, read whole, is not blamed.
+#[test]
+fn a_whole_file_member_that_fails_its_checksum_blames_no_record_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<u8> = (0..4)
+        .flat_map(|i| {
+            warc_record(
+                "response",
+                &format!("https://a.example/{i}"),
+                &http(ARTICLE),
+                None,
+            )
+        })
+        .collect();
+    let mut stored = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+    stored.write_all(&records).unwrap();
+    let mut stored = stored.finish().unwrap();
+    let at = stored.windows(6).position(|w| w == b"bridge").unwrap();
+    stored[at] ^= 0x01;
+    let path = dir.path().join("whole.warc.gz");
+    std::fs::write(&path, stored).unwrap();
+    let got = items(&path, 1 << 20);
+    let parts = last_parts(&got);
+    assert_eq!(
+        parts[..4],
+        [("0", true), ("1", true), ("2", true), ("3", true)]
+    );
+    assert_eq!(got.len(), 5);
+    assert_eq!(got[4].source, format!("{}#5", path.display()));
+    assert!(
+        error_of(&got[4]).contains("checksum"),
+        "{}",
+        error_of(&got[4])
+    );
+}
+
 #[test]
 fn warc_records_with_lying_lengths() {
     let dir = tempfile::tempdir().unwrap();
