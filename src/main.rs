@@ -563,6 +563,8 @@ const STDOUT: &str = "cannot write to standard output";
 static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Set once a stop signal came: no record is begun after it.
 static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// What ends the output of a batch begun (`]` of a JSON array), for a stop to write.
+static FOOT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
 /// Make SIGINT, SIGTERM and SIGHUP end the process between two records: the record being
 /// written is finished, then the signal ends the process as it would have (same exit status).
@@ -601,6 +603,22 @@ fn stop_between_records() {
             }
             std::thread::spawn(move || {
                 let _held = WRITING.lock();
+                let foot = FOOT
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
+                if let Some(foot) = foot {
+                    // Standard output is locked by the writer, which waits: written around it.
+                    let mut bytes = foot.as_bytes();
+                    while !bytes.is_empty() {
+                        // SAFETY: writes bytes of a live slice to file descriptor 1.
+                        let n = unsafe { libc::write(1, bytes.as_ptr().cast(), bytes.len()) };
+                        if n <= 0 {
+                            break;
+                        }
+                        bytes = &bytes[n as usize..];
+                    }
+                }
                 end(signal);
             });
         }
@@ -997,7 +1015,16 @@ fn run_batch(
     stop_between_records();
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
-    out.write_all(frame.head.as_bytes()).context(STDOUT)?;
+    // The head goes out at once, and the foot is left for a stop to write: a run stopped
+    // between records leaves a whole document (a JSON array, the debug view's page).
+    write_record(|| {
+        out.write_all(frame.head.as_bytes())
+            .and_then(|()| out.flush())
+    })
+    .context(STDOUT)?;
+    *FOOT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(frame.foot.to_string());
     let mut written = false;
     let mut tally = Tally {
         batch: !single,
@@ -1073,8 +1100,14 @@ fn run_batch(
             Ok(())
         },
     )?;
-    out.write_all(frame.foot.as_bytes()).context(STDOUT)?;
-    out.flush().context(STDOUT)?;
+    write_record(|| {
+        FOOT.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        out.write_all(frame.foot.as_bytes())
+            .and_then(|()| out.flush())
+    })
+    .context(STDOUT)?;
     if let Some((bar, _)) = progress {
         bar.finish_and_clear();
     }

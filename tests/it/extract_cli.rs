@@ -2560,6 +2560,26 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
     assert!((1..8).contains(&lines.len()), "{} records", lines.len());
     assert_eq!(lines[0]["blocks"].as_array().unwrap().len(), 2001);
 
+    // As JSON, the stop closes the array: the output is one document still.
+    let mut command = Command::new(env!("CARGO_BIN_EXE_textsift"));
+    command
+        .args(args.map(|a| if a == "jsonl" { "json" } else { a }))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    with_default_signals(&mut command);
+    let mut child = command.spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut got = vec![0; 100_000];
+    out.read_exact(&mut got).unwrap();
+    kill(&child, "-TERM");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    out.read_to_end(&mut got).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    let array: serde_json::Value = serde_json::from_slice(&got).expect("one JSON document");
+    let n = array.as_array().unwrap().len();
+    assert!((1..8).contains(&n), "{n} records");
+
     // Nobody reads: the first signal waits for the record, the second ends the run.
     let mut child = run();
     let mut out = child.stdout.take().unwrap();
