@@ -1547,8 +1547,8 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
                 Error::Io { error, .. }
                     if d.is_dir() && error.kind() == std::io::ErrorKind::NotFound =>
                 {
-                    let [_, rest @ ..] = textsift::annotate::PAGE_EXTENSIONS;
-                    format!("; nor {} either", rest.join(", "))
+                    let [_, rest @ .., last] = textsift::annotate::PAGE_EXTENSIONS;
+                    format!("; no {} or {last} page either", rest.join(", "))
                 }
                 _ => String::new(),
             };
@@ -1701,12 +1701,16 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     .filter_map(|(flag, path)| Some((flag, path?)))
     .collect();
     // A file written would be truncated before, or after, another is read from it.
-    let inputs: Vec<ReadFiles> = args
-        .data
-        .iter()
-        .chain(&args.recipe)
-        .map(|p| ReadFiles::of(p))
-        .collect();
+    // (Read only when there is an output to check: a data file may be large.)
+    let inputs: Vec<ReadFiles> = match outputs.is_empty() {
+        true => Vec::new(),
+        false => args
+            .data
+            .iter()
+            .chain(&args.recipe)
+            .map(|p| ReadFiles::of(p))
+            .collect(),
+    };
     for (i, &(flag, path)) in outputs.iter().enumerate() {
         let at = resolved(path);
         let same = |p: &PathBuf| at.is_some() && resolved(p) == at;

@@ -90,6 +90,7 @@ pub(super) fn jsonl_record(place: String, line: &[u8], reading: &Reading) -> Ite
     let keys = &*reading.keys;
     // Without its line break, a record cut short ends on its own line, not at "line 2 column 0".
     let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
     let parse = |line: &[u8], html| {
         let mut de = serde_json::Deserializer::from_slice(line);
         let parts = serde::de::DeserializeSeed::deserialize(RecordSeed { keys, html }, &mut de)?;
@@ -628,6 +629,10 @@ mod tests {
         let err = item.bytes.unwrap_err().to_string();
         let at_end = format!("EOF while parsing a string (column {})", line.len() - 1);
         assert!(err.ends_with(&at_end), "{err}");
+        // So is one that ends with CR LF.
+        let crlf = line.replace('\n', "\r\n");
+        let item = jsonl_record("f.jsonl:1".into(), crlf.as_bytes(), &reading);
+        assert!(item.bytes.unwrap_err().to_string().ends_with(&at_end));
     }
 
     #[test]

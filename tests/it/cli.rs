@@ -1200,7 +1200,7 @@ fn a_wcxb_folder_names_its_pages_without_gold_text_or_ground_truth() {
     assert!(
         stderr(&out).starts_with(&format!(
             "textsift: {data}: page 0004: {}: cannot read: No such file or directory (os error \
-             2); nor .html.zst, .html, .htm either (skipped)\n",
+             2); no .html.zst, .html or .htm page either (skipped)\n",
             page.display()
         )),
         "{}",
