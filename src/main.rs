@@ -1101,10 +1101,11 @@ fn run_batch(
         },
     )?;
     write_record(|| {
-        FOOT.lock()
+        let foot = FOOT
+            .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
-        out.write_all(frame.foot.as_bytes())
+        out.write_all(foot.unwrap_or_default().as_bytes())
             .and_then(|()| out.flush())
     })
     .context(STDOUT)?;
@@ -1145,6 +1146,7 @@ fn resolved(path: &std::path::Path) -> Option<PathBuf> {
 /// written there, which would be truncated before or after it is read, can be refused.
 struct ReadFiles<'a> {
     input: &'a std::path::Path,
+    folder: bool,
     /// A file's own path and the pages that it names by `html_path` (a manifest's),
     /// resolved; read once, however many outputs are checked.
     files: Vec<PathBuf>,
@@ -1152,21 +1154,25 @@ struct ReadFiles<'a> {
 
 impl<'a> ReadFiles<'a> {
     fn of(input: &'a std::path::Path) -> Self {
+        let folder = input.is_dir();
         let mut files = Vec::new();
-        if !input.is_dir() {
+        if !folder {
             files.extend(resolved(input));
             if input.is_file() {
                 let pages = textsift::annotate::pages_named(input);
                 files.extend(pages.iter().filter_map(|p| resolved(p)));
             }
         }
-        ReadFiles { input, files }
+        ReadFiles {
+            input,
+            folder,
+            files,
+        }
     }
 
     /// Whether the file whose canonical path is `at` is read.
     fn reads(&self, at: &std::path::Path) -> bool {
-        self.files.iter().any(|f| f == at)
-            || (self.input.is_dir() && reads_in_folder(self.input, at))
+        self.files.iter().any(|f| f == at) || (self.folder && reads_in_folder(self.input, at))
     }
 }
 

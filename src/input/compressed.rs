@@ -274,15 +274,9 @@ pub(crate) fn stream_error(
 /// [`stream_error`], so that it is told from an error of the file beneath it and from one of
 /// what reads the unpacked bytes (a line that is not UTF-8).
 #[derive(Debug)]
-struct BadData(Packing, String, Spoils);
-
-/// Whether a gzip member found corrupt had given bytes before, and how many: they may be
-/// wrong (a checksum that does not match says that they are).
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Spoils {
-    Nothing,
-    BytesRead(u64),
-}
+/// The third field: the bytes that a gzip member found corrupt had given before (0 for other
+/// failures), which may be wrong (a checksum that does not match says that they are).
+struct BadData(Packing, String, u64);
 
 impl std::fmt::Display for BadData {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -295,26 +289,22 @@ impl std::error::Error for BadData {}
 /// A gzip decoder's errors, a member cut short or corrupt data, as [`BadData`]; errors of
 /// the reader beneath it as they are. `gave`: the bytes that the member gave before.
 fn bad_gzip(e: std::io::Error, gave: u64) -> std::io::Error {
-    let (why, spoils) = match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => (TRUNCATED_GZIP.to_string(), Spoils::Nothing),
-        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData if gave > 0 => {
-            (e.to_string(), Spoils::BytesRead(gave))
-        }
-        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
-            (e.to_string(), Spoils::Nothing)
-        }
+    let (why, gave) = match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => (TRUNCATED_GZIP.to_string(), 0),
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => (e.to_string(), gave),
         _ => return e,
     };
-    std::io::Error::other(BadData(Packing::Gzip, why, spoils))
+    std::io::Error::other(BadData(Packing::Gzip, why, gave))
 }
 
 /// A gzip stream of one member or more, inflated as it is read (a whole page, or a WARC or
 /// JSON Lines stream). Bytes after a member that do not start another one end the stream, as
 /// `gzip -d` ignores them: a file padded with zeros or followed by a stray line keeps its
-/// pages (but after a failure, when they are looked through for the next member). A member cut short (`UnexpectedEof`) or corrupt is an error; a reader that reads
-/// on after it (a WARC file, whose records are often a member each) gets the members after
-/// it: reading goes on at the next place where a member seems to start, looked for from the
-/// second byte of the member that failed, as a member cut short runs into the next one.
+/// pages (but after a failure, when they are looked through for the next member). A member
+/// cut short (`UnexpectedEof`) or corrupt is an error; a reader that reads on after it (a
+/// WARC file, whose records are often a member each) gets the members after it: reading goes
+/// on at the next place where a member seems to start, looked for from the second byte of the
+/// member that failed, as a member cut short runs into the next one.
 struct GzMembers<R: BufRead> {
     member: Option<flate2::bufread::GzDecoder<Logged<R>>>,
     /// The member being read failed: the next read looks for the next one.
@@ -459,7 +449,7 @@ pub(crate) fn is_bad_gzip(e: &std::io::Error) -> bool {
 /// when a read failed on one: those bytes, already read, may be wrong.
 pub(crate) fn spoils_bytes_read(e: &std::io::Error) -> Option<u64> {
     match e.get_ref().and_then(|inner| inner.downcast_ref()) {
-        Some(BadData(_, _, Spoils::BytesRead(gave))) => Some(*gave),
+        Some(&BadData(Packing::Gzip, _, gave)) if gave > 0 => Some(gave),
         _ => None,
     }
 }
@@ -578,7 +568,7 @@ fn bad_zstd(e: std::io::Error) -> std::io::Error {
     } else {
         return e;
     };
-    std::io::Error::other(BadData(Packing::Zstd, why, Spoils::Nothing))
+    std::io::Error::other(BadData(Packing::Zstd, why, 0))
 }
 
 /// The size that the skippable frame of a `.warc.zst` file's dictionary gives it, when `head`
@@ -601,7 +591,7 @@ fn zstd_dictionary(r: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
         return Err(std::io::Error::other(BadData(
             Packing::Zstd,
             format!("a dictionary of {size} bytes, more than {MAX_DICTIONARY}"),
-            Spoils::Nothing,
+            0,
         )));
     }
     let mut dictionary = Vec::new();
@@ -619,7 +609,7 @@ fn zstd_dictionary(r: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
             return Err(std::io::Error::other(BadData(
                 Packing::Zstd,
                 format!("a dictionary of more than {MAX_DICTIONARY} bytes"),
-                Spoils::Nothing,
+                0,
             )));
         }
         dictionary = plain;

@@ -2531,7 +2531,7 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
             });
         }
     };
-    let run = || {
+    let run_with = |args: &[&str]| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_textsift"));
         command
             .args(args)
@@ -2540,18 +2540,23 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
         with_default_signals(&mut command);
         command.spawn().unwrap()
     };
+    let run = || run_with(&args);
+    // Stopped by SIGTERM once part of the first record is read: the rest of it waits in the
+    // pipe or in the writing thread.
+    let terminated = |args: &[&str]| {
+        let mut child = run_with(args);
+        let mut out = child.stdout.take().unwrap();
+        let mut got = vec![0; 100_000];
+        out.read_exact(&mut got).unwrap();
+        kill(&child, "-TERM");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        out.read_to_end(&mut got).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(15), "{status:?}");
+        got
+    };
 
-    let mut child = run();
-    let mut out = child.stdout.take().unwrap();
-    // Part of the first record: the rest of it waits in the pipe or in the writing thread.
-    let mut got = vec![0; 100_000];
-    out.read_exact(&mut got).unwrap();
-    kill(&child, "-TERM");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    out.read_to_end(&mut got).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.signal(), Some(15), "{status:?}");
-    let got = String::from_utf8(got).unwrap();
+    let got = String::from_utf8(terminated(&args)).unwrap();
     assert!(got.ends_with('\n'), "cut after {} bytes", got.len());
     let lines: Vec<serde_json::Value> = got
         .lines()
@@ -2561,21 +2566,7 @@ fn a_stopped_run_leaves_whole_records_in_a_pipe() {
     assert_eq!(lines[0]["blocks"].as_array().unwrap().len(), 2001);
 
     // As JSON, the stop closes the array: the output is one document still.
-    let mut command = Command::new(env!("CARGO_BIN_EXE_textsift"));
-    command
-        .args(args.map(|a| if a == "jsonl" { "json" } else { a }))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    with_default_signals(&mut command);
-    let mut child = command.spawn().unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut got = vec![0; 100_000];
-    out.read_exact(&mut got).unwrap();
-    kill(&child, "-TERM");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    out.read_to_end(&mut got).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.signal(), Some(15), "{status:?}");
+    let got = terminated(&args.map(|a| if a == "jsonl" { "json" } else { a }));
     let array: serde_json::Value = serde_json::from_slice(&got).expect("one JSON document");
     let n = array.as_array().unwrap().len();
     assert!((1..8).contains(&n), "{n} records");

@@ -767,6 +767,24 @@ fn last_parts(got: &[Item]) -> Vec<(&str, bool)> {
         .collect()
 }
 
+/// A response record of [`ARTICLE`] for `https://a.example/{i}`.
+fn article_record(i: usize) -> Vec<u8> {
+    warc_record(
+        "response",
+        &format!("https://a.example/{i}"),
+        &http(ARTICLE),
+        None,
+    )
+}
+
+/// A gzip member that stores `data` as it is, as deflate does with what does not compress:
+/// a byte changed in it inflates, wrong, up to the checksum.
+fn gzip_stored(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
 fn http(page: &str) -> Vec<u8> {
     format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{page}").into_bytes()
 }
@@ -1205,14 +1223,7 @@ fn a_long_gzip_member_cut_short_loses_only_its_own_record() {
     let mut cut = gzip(&long);
     assert!(cut.len() > 1 << 20, "{}", cut.len());
     cut.truncate(cut.len() * 9 / 10);
-    let next = |i: usize| {
-        gzip(&warc_record(
-            "response",
-            &format!("https://a.example/{i}"),
-            &http(ARTICLE),
-            None,
-        ))
-    };
+    let next = |i: usize| gzip(&article_record(i));
     let path = dir.path().join("long.warc.gz");
     std::fs::write(&path, [next(0), cut, next(2), next(3)].concat()).unwrap();
     let got = items(&path, 1 << 22);
@@ -1227,26 +1238,21 @@ fn a_long_gzip_member_cut_short_loses_only_its_own_record() {
 #[test]
 fn a_corrupt_gzip_member_that_holds_a_gzip_file_loses_only_its_own_record() {
     let dir = tempfile::tempdir().unwrap();
-    let record = |i: usize| {
-        warc_record(
-            "response",
-            &format!("https://a.example/{i}"),
-            &http(ARTICLE),
-            None,
-        )
-    };
     let file = gzip(b"a file of the crawl, gzipped");
     let mut body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
     body.extend_from_slice(&file);
     let held = warc_record("response", "https://a.example/1", &body, None);
-    let mut stored = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
-    stored.write_all(&held).unwrap();
-    let mut stored = stored.finish().unwrap();
+    let mut stored = gzip_stored(&held);
     // A byte of the HTTP header changed: the member fails its checksum.
     let at = stored.windows(4).position(|w| w == b"text").unwrap();
     stored[at] ^= 0x01;
     let path = dir.path().join("held.warc.gz");
-    let members = [gzip(&record(0)), stored, gzip(&record(2)), gzip(&record(3))];
+    let members = [
+        gzip(&article_record(0)),
+        stored,
+        gzip(&article_record(2)),
+        gzip(&article_record(3)),
+    ];
     std::fs::write(&path, members.concat()).unwrap();
     let got = items(&path, 1 << 20);
     let parts: Vec<(&str, bool)> = last_parts(&got)
@@ -1261,19 +1267,8 @@ fn a_corrupt_gzip_member_that_holds_a_gzip_file_loses_only_its_own_record() {
 #[test]
 fn a_whole_file_member_that_fails_its_checksum_blames_no_record_read_whole() {
     let dir = tempfile::tempdir().unwrap();
-    let records: Vec<u8> = (0..4)
-        .flat_map(|i| {
-            warc_record(
-                "response",
-                &format!("https://a.example/{i}"),
-                &http(ARTICLE),
-                None,
-            )
-        })
-        .collect();
-    let mut stored = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
-    stored.write_all(&records).unwrap();
-    let mut stored = stored.finish().unwrap();
+    let records: Vec<u8> = (0..4).flat_map(article_record).collect();
+    let mut stored = gzip_stored(&records);
     let at = stored.windows(6).position(|w| w == b"bridge").unwrap();
     stored[at] ^= 0x01;
     let path = dir.path().join("whole.warc.gz");
