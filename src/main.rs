@@ -834,7 +834,7 @@ struct Frame<'a> {
 /// page's item, whose source, declared charset and WARC record it reads, and its bytes), write
 /// what it returns in input order within `frame`, report bad pages, and end with a summary
 /// (`single`: the inputs are one page file, whose summary goes without saying when it went
-/// well).
+/// well, and whose output goes without the frame unless it turns out to hold records).
 fn run_batch(
     command: &str,
     input: &InputArgs,
@@ -1015,16 +1015,26 @@ fn run_batch(
     stop_between_records();
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
-    // The head goes out at once, and the foot is left for a stop to write: a run stopped
-    // between records leaves a whole document (a JSON array, the debug view's page).
-    write_record(|| {
-        out.write_all(frame.head.as_bytes())
-            .and_then(|()| out.flush())
-    })
-    .context(STDOUT)?;
-    *FOOT
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(frame.foot.to_string());
+    // The head goes out before the first record, and the foot is left for a stop to write:
+    // a run stopped between records leaves a whole document (a JSON array, the debug view's
+    // page). A batch's head goes out at once; one page goes without a frame, unless it is a
+    // pipe named as a file whose records (named otherwise than the input) make it a batch.
+    let lone = single.then(|| input.inputs[0].to_string_lossy().into_owned());
+    let begin = |out: &mut BufWriter<std::io::StdoutLock>| -> anyhow::Result<()> {
+        write_record(|| {
+            out.write_all(frame.head.as_bytes())
+                .and_then(|()| out.flush())
+        })
+        .context(STDOUT)?;
+        *FOOT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(frame.foot.to_string());
+        Ok(())
+    };
+    if lone.is_none() {
+        begin(&mut out)?;
+    }
+    let mut framed = lone.is_none();
     let mut written = false;
     let mut tally = Tally {
         batch: !single,
@@ -1049,7 +1059,11 @@ fn run_batch(
         },
         |(k, item, result)| -> anyhow::Result<()> {
             if let Ok(text) = &result {
-                let between = if written { frame.between } else { "" };
+                if !written && lone.as_deref().is_some_and(|n| n != item.source) {
+                    begin(&mut out)?;
+                    framed = true;
+                }
+                let between = if written && framed { frame.between } else { "" };
                 written = true;
                 // Each page goes out whole as soon as it is done: a reader down the pipe sees
                 // it at once, and a run that is killed leaves only whole pages behind.
@@ -1412,29 +1426,31 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     // a file cannot be looked into before it is read, so it counts as one page; the pages of
     // records found in it are named otherwise than the input, and named in the output too.
     let only_input = single.then(|| args.input.inputs[0].to_string_lossy().into_owned());
+    let alone = |source: &str| only_input.as_deref() == Some(source);
     let named = |source: &str, page: String| {
-        if only_input.as_deref() == Some(source) {
+        if alone(source) {
             page
         } else {
             format!("==> {} <==\n{}\n\n", one_line(source), page.trim_end())
         }
     };
     // Several pages in the debug view: one document with a section for each; as JSON, one
-    // array.
+    // array (also for the records of a pipe named as a file, which counts as one page until
+    // they are read).
     let header = match format {
-        Format::Html if !single => {
+        Format::Html => {
             let title = given.join(std::ffi::OsStr::new(" "));
             textsift::output::html_header(&title.to_string_lossy())
         }
         _ => String::new(),
     };
     let frame = match format {
-        Format::Html if !single => Frame {
+        Format::Html => Frame {
             head: &header,
             foot: textsift::output::HTML_FOOTER,
             ..Frame::default()
         },
-        Format::Json if !single => Frame {
+        Format::Json => Frame {
             head: "[\n",
             between: ",\n",
             foot: "\n]\n",
@@ -1468,11 +1484,13 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             Ok(match format {
                 Format::Text => named(source, textsift::output::to_text(&e)),
                 Format::Markdown => named(source, textsift::output::to_markdown(&e)),
-                Format::Html if single => textsift::output::to_html(source, &e),
+                Format::Html if alone(source) => textsift::output::to_html(source, &e),
                 Format::Html => textsift::output::html_section(source, &e),
+                Format::Json if alone(source) => {
+                    format!("{}\n", textsift::output::json(&record(), true))
+                }
                 // In an array, the separator and the array's end follow a record.
-                Format::Json if !single => textsift::output::json(&record(), true),
-                Format::Json => format!("{}\n", textsift::output::json(&record(), true)),
+                Format::Json => textsift::output::json(&record(), true),
                 Format::Jsonl => format!("{}\n", textsift::output::json(&record(), false)),
             })
         },

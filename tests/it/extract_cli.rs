@@ -1660,6 +1660,38 @@ fn a_pipe_named_as_a_file_is_read_whole() {
         assert!(text[at..].contains("Paragraph 5 of story 25"), "{text}");
         assert_eq!(stderr(&out), "textsift: 2 pages, 2 ok, 0 failed\n");
     }
+    // As JSON, the records make one array, and the debug view one document, as for a file.
+    let out = textsift(
+        &["extract", "--format", "json", "/dev/stdin"],
+        Some(jsonl.as_bytes()),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let array: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON value");
+    let sources: Vec<&str> = array
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|r| r["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["first", "second"]);
+    let out = textsift(
+        &["extract", "--format", "html", "/dev/stdin"],
+        Some(jsonl.as_bytes()),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).matches("</html>").count(),
+        1,
+        "{}",
+        stdout(&out)
+    );
+    // A page through the pipe is one JSON object.
+    let out = textsift(
+        &["extract", "--format", "json", "/dev/stdin"],
+        Some(page.as_bytes()),
+    );
+    let one: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON value");
+    assert_eq!(one["source"], "/dev/stdin");
 }
 
 #[test]
