@@ -13,7 +13,9 @@ pub use compressed::{decompress, gunzip_if_gzip};
 use crate::error::{Error, Result};
 use compressed::is_bad_gzip;
 pub(crate) use compressed::stream_error;
-use compressed::{head_to_read, packing, unpacked, unpacked_head, unzstd_at_once, Packing};
+use compressed::{
+    head_to_read, packing, unpacked, unpacked_head, unzstd_at_once, MemberStart, Packing,
+};
 use jsonl::{jsonl_lines, jsonl_record};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -465,12 +467,12 @@ fn read_limited(r: impl Read, max_bytes: u64) -> Result<Vec<u8>> {
 /// pages are read.
 pub(crate) fn open_unpacked(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let path = (path.as_os_str() != "-").then_some(path);
-    open_stream(path).map(|(stream, _)| stream)
+    open_stream(path).map(|(stream, ..)| stream)
 }
 
 /// Open an input (a file, or standard input for `None`) as a buffered stream, decompressed
 /// as it is read when it starts with the magic bytes of gzip or zstd (its [`Packing`]).
-fn open_stream(path: Option<&Path>) -> Result<(Box<dyn BufRead + Send>, Packing)> {
+fn open_stream(path: Option<&Path>) -> Result<(Box<dyn BufRead + Send>, Packing, MemberStart)> {
     let display = || path.map_or_else(|| PathBuf::from("-"), Path::to_path_buf);
     let raw: Box<dyn Read + Send> = match path {
         Some(p) => Box::new(open_file(p)?),
@@ -659,7 +661,7 @@ fn opened_unguarded(
     if let Some(page) = path.as_deref().and_then(|p| packed_page_file(p, max_bytes)) {
         return single(page);
     }
-    let (mut stream, packed) = match open_stream(path.as_deref()) {
+    let (mut stream, packed, start) = match open_stream(path.as_deref()) {
         Ok(s) => s,
         Err(e) => return single(Err(e)),
     };
@@ -668,7 +670,7 @@ fn opened_unguarded(
         Ok(h) => as_named(container_of(h), path.as_deref()),
         // Its first record lost, a WARC file is read on from its next gzip member.
         Err(e) if is_bad_gzip(&e) && path.as_deref().is_some_and(named_warc) => {
-            return Box::new(warc_pages(source, stream, max_bytes, Some(e)).map(read));
+            return Box::new(warc_pages(source, stream, start, max_bytes, Some(e)).map(read));
         }
         Err(e) => {
             let path = path.unwrap_or_else(|| PathBuf::from("-"));
@@ -679,7 +681,9 @@ fn opened_unguarded(
         }
     };
     match kind {
-        Container::Warc => return Box::new(warc_pages(source, stream, max_bytes, None).map(read)),
+        Container::Warc => {
+            return Box::new(warc_pages(source, stream, start, max_bytes, None).map(read))
+        }
         Container::JsonLines => {
             let lines = jsonl_lines(source, stream, max_bytes);
             let reading = reading.clone();

@@ -177,24 +177,49 @@ fn bad_data(packed: Packing, why: String) -> Error {
     }
 }
 
+/// Where the gzip member being read starts in the unpacked bytes, shared by a stream of
+/// members with its reader: a WARC record that ends where its member does ends there, whatever
+/// the next member holds (one corrupt from its start may give bytes before it fails).
+#[derive(Clone, Default)]
+pub(crate) struct MemberStart(Option<std::sync::Arc<std::sync::atomic::AtomicU64>>);
+
+impl MemberStart {
+    /// Whether a gzip member starts at `at` unpacked bytes, when the bytes read are those of
+    /// the member that starts last (a reader reads no further than it needs).
+    pub(crate) fn is(&self, at: u64) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|s| at > 0 && s.load(std::sync::atomic::Ordering::Relaxed) == at)
+    }
+
+    fn set(&self, at: u64) {
+        if let Some(s) = &self.0 {
+            s.store(at, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 /// `stream` (whose first bytes are at hand in its buffer) as the bytes it holds: inflated or
-/// decompressed as it is read when it starts with the magic bytes of gzip or zstd.
+/// decompressed as it is read when it starts with the magic bytes of gzip or zstd; for gzip,
+/// with where its member being read starts.
 pub(crate) fn unpacked<R: BufRead + Send + 'static>(
     mut stream: R,
-) -> std::io::Result<(Box<dyn BufRead + Send>, Packing)> {
+) -> std::io::Result<(Box<dyn BufRead + Send>, Packing, MemberStart)> {
     let packed = packing(stream.fill_buf()?);
+    let mut start = MemberStart::default();
     let unpacked: Box<dyn BufRead + Send> = match packed {
         Packing::Plain => Box::new(stream),
-        Packing::Gzip => Box::new(std::io::BufReader::with_capacity(
-            1 << 16,
-            GzMembers::new(stream),
-        )),
+        Packing::Gzip => {
+            let members = GzMembers::new(stream);
+            start = members.start.clone();
+            Box::new(std::io::BufReader::with_capacity(1 << 16, members))
+        }
         Packing::Zstd => Box::new(std::io::BufReader::with_capacity(
             1 << 16,
             ZstdFrames::new(stream)?,
         )),
     };
-    Ok((unpacked, packed))
+    Ok((unpacked, packed, start))
 }
 
 /// The first bytes (up to 8) that the start of `raw` unpacks to: `raw`'s own when it is not
@@ -316,6 +341,10 @@ struct GzMembers<R: BufRead> {
     gave: u64,
     /// A member failed before: the members read since were found by their magic bytes.
     resumed: bool,
+    /// The bytes given so far, by all members.
+    given: u64,
+    /// Where the member being read started in them.
+    start: MemberStart,
 }
 
 /// Most places in a row that [`GzMembers::resume`] tries when none gives any bytes.
@@ -336,6 +365,8 @@ impl<R: BufRead> GzMembers<R> {
             fruitless: 0,
             gave: 0,
             resumed: false,
+            given: 0,
+            start: MemberStart(Some(Default::default())),
         }
     }
 
@@ -384,6 +415,7 @@ impl<R: BufRead> GzMembers<R> {
                 r.restart();
                 self.member = Some(flate2::bufread::GzDecoder::new(r));
                 self.gave = 0;
+                self.start.set(self.given);
                 return Ok(true);
             }
             carry = joined[joined.len().saturating_sub(GZIP_MEMBER_START.len() - 1)..].to_vec();
@@ -415,6 +447,7 @@ impl<R: BufRead> Read for GzMembers<R> {
                 if n > 0 {
                     self.fruitless = 0;
                     self.gave += n as u64;
+                    self.given += n as u64;
                 }
                 return Ok(n);
             }
@@ -426,6 +459,7 @@ impl<R: BufRead> Read for GzMembers<R> {
             if rest.fill_buf()?.first() == Some(&0x1f) {
                 self.member = Some(flate2::bufread::GzDecoder::new(rest));
                 self.gave = 0;
+                self.start.set(self.given);
             } else if self.resumed && !self.scan(rest)? {
                 // After a failure, a member found by its magic bytes may be a gzip file that
                 // a record holds as it is (deflate stores what does not compress): the
@@ -774,7 +808,7 @@ mod tests {
     }
 
     fn stream(data: &[u8]) -> std::io::Result<Vec<u8>> {
-        let (mut unpacked, _) = unpacked(std::io::Cursor::new(data.to_vec()))?;
+        let (mut unpacked, ..) = unpacked(std::io::Cursor::new(data.to_vec()))?;
         let mut out = Vec::new();
         unpacked.read_to_end(&mut out)?;
         Ok(out)

@@ -5,6 +5,7 @@
 //! by line into one buffer until the claimed Content-Length is reached, with no bound of its
 //! own, so one record with a lying length pulls the rest of a multi-gigabyte file into memory.
 
+use super::compressed::MemberStart;
 use super::{decompress, stream_error, too_many_bytes, Item, WarcRecord};
 use crate::error::{Error, Result};
 use std::io::{BufRead, Read};
@@ -375,6 +376,7 @@ const KEPT_BREAKS: usize = 1 << 16;
 pub(super) fn warc_pages(
     source: String,
     stream: Box<dyn BufRead + Send>,
+    member_start: MemberStart,
     max_bytes: u64,
     failed: Option<std::io::Error>,
 ) -> impl Iterator<Item = Item> + Send {
@@ -385,6 +387,7 @@ pub(super) fn warc_pages(
         failed,
         consumed: 0,
         inner: stream,
+        member_start,
     };
     let mut n = 0usize;
     // The stream ended or failed.
@@ -437,6 +440,8 @@ struct Replay {
     /// The bytes read from `inner`.
     consumed: u64,
     inner: Box<dyn BufRead + Send>,
+    /// Where `inner`'s gzip member being read starts, when it is a stream of them.
+    member_start: MemberStart,
 }
 
 impl Replay {
@@ -454,6 +459,11 @@ impl Replay {
             [&bytes[..], left].concat()
         };
         self.at = 0;
+    }
+
+    /// Whether the next byte to read is the first of a gzip member (none when reading again).
+    fn at_member_start(&self) -> bool {
+        self.at >= self.bytes.len() && self.member_start.is(self.consumed)
     }
 
     /// What the stream holds before its end, when its end has been read.
@@ -572,7 +582,10 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
     let mut breaks = Vec::new();
     let ends = got == len
         && match record_ends(stream, &mut breaks) {
-            Ok(ends) => ends,
+            // A record whose line breaks end where its gzip member does ends there: what the
+            // next member holds is the next record's (a member corrupt from its start may
+            // give bytes before it fails).
+            Ok(ends) => ends || (!breaks.is_empty() && stream.at_member_start()),
             // The gzip member that held the record, and no record before it, is corrupt:
             // the record may be wrong. (A member of several records, as of a file gzipped
             // whole, does not say which.)

@@ -1262,6 +1262,27 @@ fn a_corrupt_gzip_member_that_holds_a_gzip_file_loses_only_its_own_record() {
     assert_eq!(parts, [("0", true), ("1", false), ("2", true), ("3", true)]);
 }
 
+/// A gzip member cut short right after its first block's header: it gives the next member's
+/// bytes as its own, then fails. The record before it ended with its own member, and is kept.
+#[test]
+fn a_member_that_gives_garbage_before_it_fails_does_not_blame_the_record_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let stored = gzip_stored(&article_record(1));
+    let data = stored.windows(5).position(|w| w == b"WARC/").unwrap();
+    let path = dir.path().join("cut.warc.gz");
+    let members = [
+        gzip(&article_record(0)),
+        stored[..data].to_vec(),
+        gzip(&article_record(2)),
+    ];
+    std::fs::write(&path, members.concat()).unwrap();
+    let got = items(&path, 1 << 20);
+    let parts = last_parts(&got);
+    assert_eq!(parts.len(), 3, "{parts:?}");
+    assert_eq!((parts[0], parts[2]), (("0", true), ("2", true)));
+    assert!(!parts[1].1);
+}
+
 /// A WARC file gzipped whole, whose one member fails its checksum at its end: which record
 /// was changed cannot be told, so the last one, read whole, is not blamed.
 #[test]
