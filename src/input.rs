@@ -685,7 +685,7 @@ fn opened_unguarded(
             return Box::new(warc_pages(source, stream, start, max_bytes, None).map(read))
         }
         Container::JsonLines => {
-            let lines = jsonl_lines(source, stream, max_bytes);
+            let lines = jsonl_lines(source, stream, packed == Packing::Gzip, max_bytes);
             let reading = reading.clone();
             return Box::new(lines.map(move |line| match line {
                 Ok((place, line)) if defer => Pending(Deferred::Line {

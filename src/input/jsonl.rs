@@ -1,6 +1,7 @@
 //! JSON Lines inputs: lines cut out of the stream within a bound, each parsed as a record
 //! whose fields [`super::Reading`] names.
 
+use super::compressed::{is_bad_gzip, spoils_bytes_read};
 use super::{stream_error, too_many_bytes, Item, Reading, RecordKeys, UTF8_BOM};
 use crate::error::Error;
 use rustc_hash::FxHashMap;
@@ -41,24 +42,39 @@ fn bounded_line(r: &mut dyn BufRead, max: u64) -> std::io::Result<Option<Result<
 }
 
 /// The lines of a JSON Lines input that hold something, each with its place (`FILE:LINE`); a
-/// line over the limit, or a read that fails (which ends the input), is the item that reports
-/// it. A leading byte-order mark is taken off.
+/// line over the limit, or a read that fails, is the item that reports it. A failed read ends
+/// the input, but for corrupt gzip data (`members`: the stream is gzip), read past at the next
+/// member, as in a file gzipped line by line or in blocks; a partial line there is reported
+/// as a bad record. A leading byte-order mark is taken off.
 pub(super) fn jsonl_lines(
     source: String,
     mut stream: Box<dyn BufRead + Send>,
+    members: bool,
     max_bytes: u64,
 ) -> impl Iterator<Item = std::result::Result<(String, Vec<u8>), Item>> + Send {
     // JSON escapes make a line longer than its page: allow for them, but keep memory bounded.
     let max_line = max_bytes.saturating_mul(2).saturating_add(1 << 20);
     let mut n = 0usize;
     let mut done = false;
+    // A failed read met when looking past a line: the next line's failure.
+    let mut pending: Option<std::io::Error> = None;
     std::iter::from_fn(move || loop {
         if done {
             return None;
         }
         n += 1;
         let place = format!("{source}:{n}");
-        let mut line = match bounded_line(&mut *stream, max_line) {
+        let failed = |e: std::io::Error| {
+            let bytes = Err(stream_error(e, |e| {
+                Error::Record(format!("unreadable line: {e}"))
+            }));
+            Some(Err(Item::new(place.clone(), bytes)))
+        };
+        let read = match pending.take() {
+            Some(e) => Err(e),
+            None => bounded_line(&mut *stream, max_line),
+        };
+        let mut line = match read {
             Ok(None) => return None,
             Ok(Some(Ok(line))) => line,
             Ok(Some(Err(len))) => {
@@ -67,13 +83,21 @@ pub(super) fn jsonl_lines(
                     ))))))
             }
             Err(e) => {
-                done = true;
-                let bytes = Err(stream_error(e, |e| {
-                    Error::Record(format!("unreadable line: {e}"))
-                }));
-                return Some(Err(Item::new(place, bytes)));
+                done = !is_bad_gzip(&e);
+                return failed(e);
             }
         };
+        // The checksum of a gzip member that ends with the line is read with the bytes after
+        // it (none are read when some are at hand): a member that fails it having given no
+        // more than this line's bytes makes this line the failed one.
+        if members {
+            if let Err(e) = stream.fill_buf() {
+                if spoils_bytes_read(&e).is_some_and(|gave| gave <= line.len() as u64) {
+                    return failed(e);
+                }
+                pending = Some(e);
+            }
+        }
         if n == 1 && line.starts_with(UTF8_BOM) {
             line.drain(..UTF8_BOM.len());
         }

@@ -1283,6 +1283,61 @@ fn a_member_that_gives_garbage_before_it_fails_does_not_blame_the_record_before_
     assert!(!parts[1].1);
 }
 
+/// A JSON Lines file gzipped line by line: a corrupt member is the failure of its own line,
+/// one that fails its checksum at its end too (not of the line after it), and the lines after
+/// it are read; a file cut short keeps the lines before the cut.
+#[test]
+fn a_corrupt_gzip_member_of_a_json_lines_file_loses_only_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |i: usize| {
+        let record = serde_json::json!({"id": format!("r{i}"), "html": ARTICLE});
+        gzip(format!("{record}\n").as_bytes())
+    };
+    // The second line's member with one byte changed, counted from its end when negative.
+    let members = |changed: Option<isize>| -> Vec<u8> {
+        let mut second = line(1);
+        if let Some(at) = changed {
+            let at = if at < 0 {
+                second.len() - at.unsigned_abs()
+            } else {
+                at as usize
+            };
+            second[at] ^= 0x10;
+        }
+        [line(0), second, line(2), line(3)].concat()
+    };
+    let sources = |got: &[Item]| -> Vec<(String, bool)> {
+        got.iter()
+            .map(|i| (i.source.clone(), i.bytes.is_ok()))
+            .collect()
+    };
+    let path = dir.path().join("lines.jsonl.gz");
+    let name = path.display().to_string();
+    // In the deflate data after the header, and in the CRC-32 before the length at the end.
+    for (what, at) in [("deflate data", 30), ("checksum", -6)] {
+        std::fs::write(&path, members(Some(at))).unwrap();
+        let got = items(&path, 1 << 20);
+        let expected = [
+            ("r0".to_string(), true),
+            (format!("{name}:2"), false),
+            ("r2".to_string(), true),
+            ("r3".to_string(), true),
+        ];
+        assert_eq!(sources(&got), expected, "{what}");
+        assert!(error_of(&got[1]).contains("gzip"), "{}", error_of(&got[1]));
+    }
+    let whole = members(None);
+    std::fs::write(&path, &whole[..whole.len() - 40]).unwrap();
+    let got = items(&path, 1 << 20);
+    let expected = [
+        ("r0".to_string(), true),
+        ("r1".to_string(), true),
+        ("r2".to_string(), true),
+        (format!("{name}:4"), false),
+    ];
+    assert_eq!(sources(&got), expected);
+}
+
 /// A WARC file gzipped whole, whose one member fails its checksum at its end: which record
 /// was changed cannot be told, so the last one, read whole, is not blamed.
 #[test]
