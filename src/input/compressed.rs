@@ -189,7 +189,7 @@ impl MemberStart {
     pub(crate) fn is(&self, at: u64) -> bool {
         self.0
             .as_ref()
-            .is_some_and(|s| at > 0 && s.load(std::sync::atomic::Ordering::Relaxed) == at)
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed) == at)
     }
 
     fn set(&self, at: u64) {

@@ -114,22 +114,15 @@ fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
 /// Read on to where the next record starts, after a record that does not hold together: a
 /// line that starts with [`WARC_LINE`], or a version line (`WARC/1.0` and a line break) that
 /// a record cut inside a line runs into. Gives the bytes read from there on, to be read
-/// again; `None` at the end of the stream. Corrupt gzip data is read past, as the stream
-/// goes on at its next member ([`super::compressed`]); another failure ends the reading.
+/// again; `None` at the end of the stream. A failed read is given as it is: corrupt gzip
+/// data is then reported, and read past at the next member ([`super::compressed`]).
 fn resync(r: &mut dyn BufRead) -> std::io::Result<Option<Vec<u8>>> {
     // The last bytes looked at, for a start across two reads. Where the bad record stopped
     // counts as the start of a line: after a header, or after the line breaks that end a
     // record.
     let mut carry = b"\n".to_vec();
     loop {
-        let buf = match r.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if super::compressed::is_bad_gzip(&e) => {
-                carry = b"\n".to_vec();
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
+        let buf = r.fill_buf()?;
         if buf.is_empty() {
             return Ok(None);
         }
@@ -398,6 +391,8 @@ pub(super) fn warc_pages(
         }
         n += 1;
         let place = format!("{source}#{n}");
+        // Where the record starts, when it is not read again.
+        let start = (stream.at >= stream.bytes.len()).then_some(stream.consumed);
         match warc_record(&mut stream, max_bytes, &place) {
             Ok(Record::End) => return None,
             Ok(Record::Other) => continue,
@@ -408,16 +403,32 @@ pub(super) fn warc_pages(
                 return Some(item);
             }
             bad => {
-                let item = match bad {
+                let mut item = match bad {
                     Ok(Record::Bad(item, _)) => item,
                     Err(e) => Item::new(place, Err(e)),
                     Ok(_) => unreachable!("the records that hold together are matched above"),
                 };
-                // A read error (but of corrupt gzip, read past) ends the stream, as does its
-                // end.
-                match resync(&mut stream) {
+                // A read error ends the stream, as does its end; but corrupt gzip data is
+                // read past at the next member, and is the next record's failure, unless the
+                // member started with this record: then it is why this one is bad, and this
+                // record's failure.
+                let resynced = loop {
+                    match resync(&mut stream) {
+                        Err(e)
+                            if super::compressed::is_bad_gzip(&e)
+                                && start.is_some_and(|at| stream.member_start.is(at)) =>
+                        {
+                            item.bytes = Err(stream_error(e, |e| {
+                                Error::Record(format!("bad WARC record: {e}"))
+                            }));
+                        }
+                        other => break other,
+                    }
+                };
+                match resynced {
                     // The version line it read is read again.
                     Ok(Some(line)) => stream.replay(line),
+                    Err(e) if super::compressed::is_bad_gzip(&e) => stream.failed = Some(e),
                     Ok(None) | Err(_) => ended = true,
                 }
                 return Some(item);

@@ -1160,6 +1160,12 @@ fn a_corrupt_or_cut_gzip_member_or_record_loses_only_its_own_record() {
             .collect();
         let place = |k: usize| format!("{}#{}", path.display(), k + 1);
         assert_eq!(failed, [place(lost)], "{name}");
+        // A corrupt member is named as the failure's reason, whatever it did to the record.
+        if name.ends_with(".gz") && !name.starts_with("cut") {
+            let failure = got.iter().find(|i| i.bytes.is_err()).unwrap();
+            let why = error_of(failure);
+            assert!(why.starts_with("bad gzip data"), "{name}: {why}");
+        }
         for item in got.iter().filter(|i| i.bytes.is_ok()) {
             let k: usize = item.source.rsplit('/').next().unwrap().parse().unwrap();
             assert_eq!(place_of(item), place(k), "{name}");
@@ -1361,6 +1367,34 @@ fn a_whole_file_member_that_fails_its_checksum_blames_no_record_read_whole() {
         error_of(&got[4]).contains("checksum"),
         "{}",
         error_of(&got[4])
+    );
+}
+
+/// A WARC file gzipped whole whose last record's length was changed: the record is reported,
+/// and so is the member's checksum, met while looking for a record after it.
+#[test]
+fn a_checksum_met_after_a_bad_record_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<u8> = (0..3).flat_map(article_record).collect();
+    let mut stored = gzip_stored(&records);
+    let at = stored
+        .windows(15)
+        .rposition(|w| w == b"Content-Length:")
+        .unwrap();
+    // The length's first digit, one less: the record ends before its block does.
+    stored[at + 16] -= 1;
+    let path = dir.path().join("whole.warc.gz");
+    std::fs::write(&path, stored).unwrap();
+    let got = items(&path, 1 << 20);
+    assert_eq!(
+        last_parts(&got)[..3],
+        [("0", true), ("1", true), ("2", false)]
+    );
+    assert_eq!(got.len(), 4);
+    assert!(
+        error_of(&got[3]).contains("checksum"),
+        "{}",
+        error_of(&got[3])
     );
 }
 
