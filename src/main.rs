@@ -160,8 +160,9 @@ struct EvalArgs {
     /// Decoder instead of the model's own, as for extract.
     #[arg(long, value_enum)]
     decoder: Option<DecoderName>,
-    /// Score threshold of the decoder that --decoder names (default: the model's own). Given
-    /// alone, it picks the threshold decoder (blocks scored at or above it are kept).
+    /// Score threshold of the decoder that --decoder names (default: the model's own; not
+    /// expected_f1, which has none). Given alone, it picks the threshold decoder (blocks scored
+    /// at or above it are kept).
     #[arg(long, value_parser = parse_threshold, allow_negative_numbers = true)]
     threshold: Option<f32>,
     /// What the expected-F1 cut weighs more, as for extract.
@@ -228,9 +229,9 @@ struct InputArgs {
     max_bytes: u64,
     /// Also write every page that failed to FILE, as JSON Lines in input order: {"source",
     /// "place" (FILE:LINE, FILE#N) of a record named by its id or URL, "warc_record_id" or
-    /// "url" when known, "kind" (too_large, not_html, cannot_read, empty,
-    /// bad_gzip, bad_zstd, bad_record, internal), "error", and "fields" with --keep-field}; the
-    /// file is created even when none fails.
+    /// "url" when known, "kind" (too_large, not_html, cannot_read, empty, bad_gzip, bad_zstd,
+    /// bad_record, internal), "error", and "fields" with extract's --keep-field}; the file is
+    /// created even when none fails.
     #[arg(long, value_name = "FILE")]
     errors: Option<PathBuf>,
     /// Also read the inputs that FILE names, after those given as arguments: one per line, or
@@ -257,9 +258,10 @@ struct ModelArgs {
     /// Decoder instead of the model's own.
     #[arg(long, value_enum)]
     decoder: Option<DecoderName>,
-    /// Score threshold of the decoder that --decoder names (default: the model's own). Given
-    /// alone, it picks the threshold decoder (blocks scored at or above it are kept) instead of
-    /// the model's own, which may have none (the shipped model's expected-F1 cut).
+    /// Score threshold of the decoder that --decoder names (default: the model's own; not
+    /// expected_f1, which has none). Given alone, it picks the threshold decoder (blocks scored
+    /// at or above it are kept) instead of the model's own, which may have none (the shipped
+    /// model's expected-F1 cut).
     #[arg(long, value_parser = parse_threshold, allow_negative_numbers = true)]
     threshold: Option<f32>,
     /// What the expected-F1 cut (the default decoder) weighs more: precision keeps fewer
@@ -761,6 +763,7 @@ impl Tally {
 
 /// The extractor a command asked for: model, decoder, limits.
 fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Extractor> {
+    check_threshold(command, m.decoder, m.threshold);
     let ex = match &m.model {
         Some(p) => Extractor::from_model_file(p).map_err(model_unread)?,
         None => Extractor::new()?,
@@ -782,6 +785,19 @@ fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Ext
     };
     let ex = ex.decoding(decoding)?.limits(limits)?;
     ex.favor(m.favor).or_else(|e| favor_refused(command, &e))
+}
+
+/// `--threshold` with a decoder that has none (`--decoder expected_f1`): a usage error (exit
+/// code 2), as it would change nothing.
+fn check_threshold(command: &str, decoder: Option<DecoderName>, threshold: Option<f32>) {
+    if let (Some(DecoderName::ExpectedF1), Some(_)) = (decoder, threshold) {
+        usage_error(
+            command,
+            clap::error::ErrorKind::ArgumentConflict,
+            "--threshold: the expected_f1 decoder has no threshold (it cuts where the expected \
+             F1 is highest; --favor moves the cut)",
+        );
+    }
 }
 
 /// The decoder that `--decoder` and `--threshold` ask for instead of the model's own
@@ -1267,10 +1283,11 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     let schema = textsift::features::schema_id();
     let earlier = match &args.labels {
         Some(path) => Some(
-            // A file that cannot be read is named here; a bad line names its file itself.
+            // A file that cannot be read or unpacked is named here; a bad line names its file
+            // itself.
             textsift::annotate::EarlierLabels::load(path).map_err(|e| match e {
-                e @ Error::Io { .. } => at_path(path)(e),
-                e => e.into(),
+                e @ Error::Annotation(_) => e.into(),
+                e => at_path(path)(e),
             })?,
         ),
         None => None,
@@ -1920,6 +1937,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         }
         check_writable(path)?;
     }
+    check_threshold("eval", args.decoder, args.threshold);
     let model = load_model(args.model.as_ref())?;
     let mut decoding = model.default_decoding();
     decoding.decoder = chosen_decoder(

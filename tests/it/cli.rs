@@ -285,6 +285,25 @@ fn labels_are_carried_over_to_blocks_computed_again() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).is_empty());
     assert!(stderr(&out).contains("labels.jsonl"), "{}", stderr(&out));
+    // So is one whose gzip data is cut short, named with its reason.
+    let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(hand.join("\n").as_bytes()).unwrap();
+    let mut gz = gz.finish().unwrap();
+    gz.truncate(gz.len() / 2);
+    let cut = dir.path().join("cut.jsonl.gz");
+    std::fs::write(&cut, gz).unwrap();
+    let out = textsift(
+        &["blocks", "--labels", path_str(&cut), path_str(&file)],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "textsift: {}: bad gzip data: truncated gzip stream\n",
+            path_str(&cut)
+        )
+    );
 }
 
 #[test]

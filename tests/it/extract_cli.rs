@@ -1517,6 +1517,24 @@ fn usage_and_model_errors() {
         &["extract", "--favor", "precision", "--threshold", "0.5", "-"],
         &["blocks", "--favor", "recall", "--decoder", "mss", "-"],
         &["extract", "--favor", "most", "-"],
+        // The expected-F1 cut has no threshold to set.
+        &[
+            "extract",
+            "--decoder",
+            "expected_f1",
+            "--threshold",
+            "0.9",
+            "-",
+        ],
+        &[
+            "eval",
+            "--data",
+            ".",
+            "--decoder",
+            "expected_f1",
+            "--threshold",
+            "0.9",
+        ],
         &[
             "eval",
             "--data",
