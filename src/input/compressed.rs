@@ -324,8 +324,9 @@ fn bad_gzip(e: std::io::Error, gave: u64) -> std::io::Error {
 
 /// A gzip stream of one member or more, inflated as it is read (a whole page, or a WARC or
 /// JSON Lines stream). Bytes after a member that do not start another one end the stream, as
-/// `gzip -d` ignores them: a file padded with zeros or followed by a stray line keeps its
-/// pages (but after a failure, when they are looked through for the next member). A member
+/// `gzip -d` ignores them, when no member follows them: a file padded with zeros or followed by
+/// a stray line keeps its pages; with a member after them, they are an error, and reading goes
+/// on at that member (after a failure, they are passed over without one). A member
 /// cut short (`UnexpectedEof`) or corrupt is an error; a reader that reads on after it (a
 /// WARC file, whose records are often a member each) gets the members after it: reading goes
 /// on at the next place where a member seems to start, looked for from the second byte of the
@@ -460,11 +461,20 @@ impl<R: BufRead> Read for GzMembers<R> {
                 self.member = Some(flate2::bufread::GzDecoder::new(rest));
                 self.gave = 0;
                 self.start.set(self.given);
-            } else if self.resumed && !self.scan(rest)? {
-                // After a failure, a member found by its magic bytes may be a gzip file that
-                // a record holds as it is (deflate stores what does not compress): the
-                // stream's own members are looked for further on, not taken to end.
+            } else if !self.scan(rest)? {
+                // Bytes that start no member and no member after them: the end of the
+                // stream, as `gzip -d` takes them (padding, a stray line).
                 return Ok(0);
+            } else if !self.resumed {
+                // A member after them: they cut what was between (a member whose first bytes
+                // were lost, bytes written over), a failure; reading goes on at that member.
+                // (After a failure, a member found by its magic bytes may be a gzip file that
+                // a record holds as it is, and the bytes after it are the stream's own.)
+                return Err(std::io::Error::other(BadData(
+                    Packing::Gzip,
+                    "bytes that start no gzip member before the next one".into(),
+                    0,
+                )));
             }
         }
         Ok(0)

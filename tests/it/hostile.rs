@@ -1344,6 +1344,40 @@ fn a_corrupt_gzip_member_of_a_json_lines_file_loses_only_its_own_line() {
     assert_eq!(sources(&got), expected);
 }
 
+/// Bytes between two gzip members that start no member (a stray byte, zeros, a member whose
+/// magic byte was lost): a failure, and reading goes on at the next member; at the end of the
+/// file, they are passed over as `gzip -d` does.
+#[test]
+fn bytes_between_gzip_members_are_reported_and_read_past() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stray.warc.gz");
+    let member = |i| gzip(&article_record(i));
+    let mut lost_magic = member(2);
+    lost_magic[0] = 0;
+    for (between, second, read) in [
+        (vec![0u8], member(2), ["0", "1", "2", "3"].as_slice()),
+        (vec![0u8; 300], member(2), &["0", "1", "2", "3"]),
+        (Vec::new(), lost_magic, &["0", "1", "3"]),
+    ] {
+        let file = [member(0), member(1), between, second, member(3)].concat();
+        std::fs::write(&path, file).unwrap();
+        let got = items(&path, 1 << 20);
+        let parts = last_parts(&got);
+        let ok: Vec<&str> = parts.iter().filter(|p| p.1).map(|p| p.0).collect();
+        assert_eq!(ok, read);
+        let failed: Vec<&Item> = got.iter().filter(|i| i.bytes.is_err()).collect();
+        assert_eq!(failed.len(), 1, "{parts:?}");
+        assert!(error_of(failed[0]).starts_with("bad gzip data"));
+    }
+    // Zeros after the last member end the file without a failure.
+    let file = [member(0), member(1), vec![0u8; 512]].concat();
+    std::fs::write(&path, file).unwrap();
+    assert_eq!(
+        last_parts(&items(&path, 1 << 20)),
+        [("0", true), ("1", true)]
+    );
+}
+
 /// A WARC file gzipped whole, whose one member fails its checksum at its end: which record
 /// was changed cannot be told, so the last one, read whole, is not blamed.
 #[test]
