@@ -531,6 +531,9 @@ fn unpacked_name(path: &Path) -> String {
 fn as_named(told: Container, path: Option<&Path>) -> Container {
     match told {
         Container::Page if path.is_some_and(named_json_lines) => Container::JsonLines,
+        // Its first version line damaged, a WARC file is read record by record all the same:
+        // that record is reported, and the others read.
+        Container::Page if path.is_some_and(named_warc) => Container::Warc,
         other => other,
     }
 }
@@ -666,11 +669,16 @@ fn opened_unguarded(
         Err(e) => return single(Err(e)),
     };
     let read = |item| Pending(Deferred::Read(item));
-    let kind = match stream.fill_buf() {
-        Ok(h) => as_named(container_of(h), path.as_deref()),
-        // Its first record lost, a WARC file is read on from its next gzip member.
+    let gzip = packed == Packing::Gzip;
+    let (kind, failed) = match stream.fill_buf() {
+        Ok(h) => (as_named(container_of(h), path.as_deref()), None),
+        // Its first record or line lost, a WARC or JSON Lines file is read on from its next
+        // gzip member.
         Err(e) if is_bad_gzip(&e) && path.as_deref().is_some_and(named_warc) => {
-            return Box::new(warc_pages(source, stream, start, max_bytes, Some(e)).map(read));
+            (Container::Warc, Some(e))
+        }
+        Err(e) if is_bad_gzip(&e) && path.as_deref().is_some_and(named_json_lines) => {
+            (Container::JsonLines, Some(e))
         }
         Err(e) => {
             let path = path.unwrap_or_else(|| PathBuf::from("-"));
@@ -682,10 +690,10 @@ fn opened_unguarded(
     };
     match kind {
         Container::Warc => {
-            return Box::new(warc_pages(source, stream, start, max_bytes, None).map(read))
+            return Box::new(warc_pages(source, stream, start, max_bytes, failed).map(read))
         }
         Container::JsonLines => {
-            let lines = jsonl_lines(source, stream, packed == Packing::Gzip, max_bytes);
+            let lines = jsonl_lines(source, stream, gzip, max_bytes, failed);
             let reading = reading.clone();
             return Box::new(lines.map(move |line| match line {
                 Ok((place, line)) if defer => Pending(Deferred::Line {

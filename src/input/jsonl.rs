@@ -45,19 +45,21 @@ fn bounded_line(r: &mut dyn BufRead, max: u64) -> std::io::Result<Option<Result<
 /// line over the limit, or a read that fails, is the item that reports it. A failed read ends
 /// the input, but for corrupt gzip data (`members`: the stream is gzip), read past at the next
 /// member, as in a file gzipped line by line or in blocks; a partial line there is reported
-/// as a bad record. A leading byte-order mark is taken off.
+/// as a bad record. `failed`: a failure met before the first line, reported as that line's.
+/// A leading byte-order mark is taken off.
 pub(super) fn jsonl_lines(
     source: String,
     mut stream: Box<dyn BufRead + Send>,
     members: bool,
     max_bytes: u64,
+    failed: Option<std::io::Error>,
 ) -> impl Iterator<Item = std::result::Result<(String, Vec<u8>), Item>> + Send {
     // JSON escapes make a line longer than its page: allow for them, but keep memory bounded.
     let max_line = max_bytes.saturating_mul(2).saturating_add(1 << 20);
     let mut n = 0usize;
     let mut done = false;
     // A failed read met when looking past a line: the next line's failure.
-    let mut pending: Option<std::io::Error> = None;
+    let mut pending: Option<std::io::Error> = failed;
     std::iter::from_fn(move || loop {
         if done {
             return None;

@@ -32,8 +32,8 @@ struct WarcHeader {
 /// The start of a record's version line, which [`resync`] looks for.
 const WARC_LINE: &[u8] = b"WARC/1.";
 
-/// One WARC record's header.
-fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
+/// One WARC record's header (`first`: the stream's first, with no record before it).
+fn warc_header(r: &mut dyn BufRead, first: bool) -> Result<Option<WarcHeader>> {
     let bad = |m: String| Error::Record(format!("bad WARC record: {m}"));
     let io = |e: std::io::Error| stream_error(e, |e| bad(e.to_string()));
     // Records end with two line breaks; tolerate more.
@@ -72,9 +72,13 @@ fn warc_header(r: &mut dyn BufRead) -> Result<Option<WarcHeader>> {
     let mut lines = text.lines();
     let version = lines.next().unwrap_or_default();
     if !version.starts_with("WARC/") {
+        let hint = if first {
+            ""
+        } else {
+            " (the Content-Length of the record before may be wrong)"
+        };
         return Err(bad(format!(
-            "expected a WARC/ version line, found {:?} (the Content-Length of the record \
-             before may be wrong)",
+            "expected a WARC/ version line, found {:?}{hint}",
             version.chars().take(40).collect::<String>()
         )));
     }
@@ -538,7 +542,7 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
         record,
         length: len,
         content_type,
-    }) = warc_header(stream)?
+    }) = warc_header(stream, start == 0)?
     else {
         return Ok(Record::End);
     };

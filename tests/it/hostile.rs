@@ -1378,6 +1378,41 @@ fn bytes_between_gzip_members_are_reported_and_read_past() {
     );
 }
 
+/// A file named as WARC or JSON Lines whose start is damaged (its first gzip member corrupt,
+/// its first version line changed) is still read record by record: the first record is
+/// reported, the others read.
+#[test]
+fn a_named_file_whose_start_is_damaged_loses_only_its_first_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = |got: &[Item]| -> Vec<bool> { got.iter().map(|i| i.bytes.is_ok()).collect() };
+    let mut first = gzip(&article_record(0));
+    first.truncate(first.len() / 2);
+    let warc = dir.path().join("cut.warc.gz");
+    std::fs::write(&warc, [first, gzip(&article_record(1))].concat()).unwrap();
+    assert_eq!(ok(&items(&warc, 1 << 20)), [false, true]);
+    let line = |i: usize| {
+        let record = serde_json::json!({"id": format!("r{i}"), "html": ARTICLE});
+        gzip(format!("{record}\n").as_bytes())
+    };
+    // A compression method that gzip does not know: the first read fails.
+    let mut first = line(0);
+    first[2] = 7;
+    let lines = dir.path().join("bad.jsonl.gz");
+    std::fs::write(&lines, [first, line(1), line(2)].concat()).unwrap();
+    let got = items(&lines, 1 << 20);
+    assert_eq!(ok(&got), [false, true, true]);
+    assert!(error_of(&got[0]).starts_with("bad gzip data"));
+    let renamed = [b"WAC/1.0".as_slice(), &article_record(0)[8..]].concat();
+    let plain = dir.path().join("renamed.warc");
+    std::fs::write(&plain, [renamed, article_record(1)].concat()).unwrap();
+    let got = items(&plain, 1 << 20);
+    assert_eq!(ok(&got), [false, true]);
+    assert_eq!(
+        error_of(&got[0]),
+        "bad WARC record: expected a WARC/ version line, found \"WAC/1.0\""
+    );
+}
+
 /// A WARC file gzipped whole, whose one member fails its checksum at its end: which record
 /// was changed cannot be told, so the last one, read whole, is not blamed.
 #[test]
