@@ -348,13 +348,21 @@ fn record_ends(r: &mut dyn BufRead, consumed: &mut Vec<u8>) -> std::io::Result<b
         if n == 0 {
             // A short buffer may hold only the start of the next version line.
             let k = buf.len().min(5);
-            return Ok(breaks > 0 && buf[..k] == b"WARC/"[..k]);
+            return Ok(breaks > 0 && (buf[..k] == b"WARC/"[..k] || damaged_version_line(buf)));
         }
         let keep = n.min(KEPT_BREAKS.saturating_sub(consumed.len()));
         consumed.extend_from_slice(&buf[..keep]);
         breaks += n;
         r.consume(n);
     }
+}
+
+/// Whether `buf` starts with a version line that a damaged byte made unreadable (`WAC/1.0`,
+/// `WARC\1.0`): a short line, then a header field of WARC's own. The record before it ends
+/// there, and the damaged one is reported when it is read.
+fn damaged_version_line(buf: &[u8]) -> bool {
+    memchr::memchr(b'\n', &buf[..buf.len().min(16)])
+        .is_some_and(|end| buf[end + 1..].starts_with(b"WARC-"))
 }
 
 /// Line breaks after a block that [`record_ends`] keeps: those of the record it ran into (a

@@ -1411,6 +1411,15 @@ fn a_named_file_whose_start_is_damaged_loses_only_its_first_record() {
         error_of(&got[0]),
         "bad WARC record: expected a WARC/ version line, found \"WAC/1.0\""
     );
+    // The same damage to a later record: the record before it is kept.
+    let renamed = [b"WARC\\1.0".as_slice(), &article_record(1)[8..]].concat();
+    let later = dir.path().join("later.warc");
+    std::fs::write(
+        &later,
+        [article_record(0), renamed, article_record(2)].concat(),
+    )
+    .unwrap();
+    assert_eq!(ok(&items(&later, 1 << 20)), [true, false, true]);
 }
 
 /// A WARC file gzipped whole, whose one member fails its checksum at its end: which record
