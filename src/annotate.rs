@@ -269,13 +269,18 @@ pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
         )));
     }
     // Block records have a `features` object of their own; a manifest's record may hold the
-    // word anywhere else (an id, a gold text).
+    // word anywhere else (an id, a gold text). One with a `source` and an `index`, which no
+    // manifest has, is a block record too, its features lost (to a hand edit, say), and
+    // refused as one.
     let is_blocks = lines.first().is_some_and(|(_, l)| {
         #[derive(serde::Deserialize)]
         struct Probe {
             features: Option<serde::de::IgnoredAny>,
+            source: Option<serde::de::IgnoredAny>,
+            index: Option<serde::de::IgnoredAny>,
         }
-        serde_json::from_str::<Probe>(l).is_ok_and(|p| p.features.is_some())
+        serde_json::from_str::<Probe>(l)
+            .is_ok_and(|p| p.features.is_some() || (p.source.is_some() && p.index.is_some()))
     });
     if is_blocks {
         Ok((read_block_records(path, &lines)?, Vec::new()))
@@ -806,6 +811,11 @@ mod tests {
         let page = r#"{"id": "features", "html": "<p>Our features</p>", "text": "\"features\""}"#;
         let (pages, _) = load_lines(page).unwrap();
         assert_eq!((pages.len(), pages[0].id.as_str()), (1, "features"));
+        // A block record whose features were taken out is refused as a block record.
+        let bare =
+            r#"{"source": "a.html", "index": 0, "label": "content", "tag": "p", "text": "x"}"#;
+        let err = load_lines(bare).unwrap_err().to_string();
+        assert!(err.contains("missing field `features`"), "{err}");
         // A page given both ways is refused, not read one way.
         std::fs::write(dir.path().join("a.html"), "<p>Text</p>").unwrap();
         let both = r#"{"id": "a", "html": "<p>Text</p>", "html_path": "a.html", "text": "Text"}"#;
