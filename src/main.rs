@@ -1050,7 +1050,6 @@ fn run_batch(
     if lone.is_none() {
         begin(&mut out)?;
     }
-    let mut framed = lone.is_none();
     let mut written = false;
     let mut tally = Tally {
         batch: !single,
@@ -1077,9 +1076,9 @@ fn run_batch(
             if let Ok(text) = &result {
                 if !written && lone.as_deref().is_some_and(|n| n != item.source) {
                     begin(&mut out)?;
-                    framed = true;
                 }
-                let between = if written && framed { frame.between } else { "" };
+                // (One page, the input itself, has no record after it.)
+                let between = if written { frame.between } else { "" };
                 written = true;
                 // Each page goes out whole as soon as it is done: a reader down the pipe sees
                 // it at once, and a run that is killed leaves only whole pages behind.

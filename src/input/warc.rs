@@ -404,7 +404,7 @@ pub(super) fn warc_pages(
         n += 1;
         let place = format!("{source}#{n}");
         // Where the record starts, when it is not read again.
-        let start = (stream.at >= stream.bytes.len()).then_some(stream.consumed);
+        let start = stream.position();
         match warc_record(&mut stream, max_bytes, &place) {
             Ok(Record::End) => return None,
             Ok(Record::Other) => continue,
@@ -484,9 +484,14 @@ impl Replay {
         self.at = 0;
     }
 
+    /// Where the next byte to read stands in `inner`, unless it is one read again.
+    fn position(&self) -> Option<u64> {
+        (self.at >= self.bytes.len()).then_some(self.consumed)
+    }
+
     /// Whether the next byte to read is the first of a gzip member (none when reading again).
     fn at_member_start(&self) -> bool {
-        self.at >= self.bytes.len() && self.member_start.is(self.consumed)
+        self.position().is_some_and(|at| self.member_start.is(at))
     }
 
     /// What the stream holds before its end, when its end has been read.
