@@ -192,6 +192,13 @@ impl MemberStart {
             .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed) == at)
     }
 
+    /// Where the member being read starts, when the stream is one of gzip members.
+    pub(crate) fn get(&self) -> Option<u64> {
+        self.0
+            .as_ref()
+            .map(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
     fn set(&self, at: u64) {
         if let Some(s) = &self.0 {
             s.store(at, std::sync::atomic::Ordering::Relaxed);

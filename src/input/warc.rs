@@ -393,6 +393,7 @@ pub(super) fn warc_pages(
         consumed: 0,
         inner: stream,
         member_start,
+        doubtful: None,
     };
     let mut n = 0usize;
     // The stream ended or failed.
@@ -403,14 +404,15 @@ pub(super) fn warc_pages(
         }
         n += 1;
         let place = format!("{source}#{n}");
-        // Where the record starts, when it is not read again.
-        let start = stream.position();
+        // Where the record starts.
+        let start = stream.next_start();
         match warc_record(&mut stream, max_bytes, &place) {
             Ok(Record::End) => return None,
             Ok(Record::Other) => continue,
             Ok(Record::Item(item)) => return Some(item),
             // The records that the bad one ran into are read again.
             Ok(Record::Bad(item, Some(bytes))) => {
+                stream.doubtful = stream.member_start.get();
                 stream.replay(bytes);
                 return Some(item);
             }
@@ -420,15 +422,17 @@ pub(super) fn warc_pages(
                     Err(e) => Item::new(place, Err(e)),
                     Ok(_) => unreachable!("the records that hold together are matched above"),
                 };
+                stream.doubtful = stream.member_start.get();
                 // A read error ends the stream, as does its end; but corrupt gzip data is
                 // read past at the next member, and is the next record's failure, unless the
                 // member started with this record: then it is why this one is bad, and this
-                // record's failure.
+                // record's failure (once: another member that fails is another record's).
                 let resynced = loop {
                     match resync(&mut stream) {
                         Err(e)
                             if super::compressed::is_bad_gzip(&e)
-                                && start.is_some_and(|at| stream.member_start.is(at)) =>
+                                && !matches!(item.bytes, Err(Error::Gzip(_)))
+                                && stream.member_start.is(start) =>
                         {
                             item.bytes = Err(stream_error(e, |e| {
                                 Error::Record(format!("bad WARC record: {e}"))
@@ -465,6 +469,10 @@ struct Replay {
     inner: Box<dyn BufRead + Send>,
     /// Where `inner`'s gzip member being read starts, when it is a stream of them.
     member_start: MemberStart,
+    /// Where the gzip member that held the last bad record starts: the records read after
+    /// it from that member are found in data already seen to be wrong, so they are bad when
+    /// the member fails its checksum.
+    doubtful: Option<u64>,
 }
 
 impl Replay {
@@ -487,6 +495,12 @@ impl Replay {
     /// Where the next byte to read stands in `inner`, unless it is one read again.
     fn position(&self) -> Option<u64> {
         (self.at >= self.bytes.len()).then_some(self.consumed)
+    }
+
+    /// Where the next byte to read was read from `inner`: bytes read again were read from it
+    /// before, so a record read from them starts where they did.
+    fn next_start(&self) -> u64 {
+        self.consumed - (self.bytes.len() - self.at.min(self.bytes.len())) as u64
     }
 
     /// Whether the next byte to read is the first of a gzip member (none when reading again).
@@ -548,7 +562,7 @@ enum Record {
 /// The next record of a WARC stream; an error for a record that does not hold together.
 /// `place` names a record that has no target URI.
 fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Record> {
-    let start = stream.consumed;
+    let start = stream.next_start();
     let Some(WarcHeader {
         kind,
         uri,
@@ -615,11 +629,14 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
             // give bytes before it fails).
             Ok(ends) => ends || (!breaks.is_empty() && stream.at_member_start()),
             // The gzip member that held the record, and no record before it, is corrupt:
-            // the record may be wrong. (A member of several records, as of a file gzipped
-            // whole, does not say which.)
+            // the record may be wrong; so is one that a bad record of the same member ran
+            // into or was followed by. (A member of several good records, as of a file
+            // gzipped whole, does not say which.)
             Err(e)
-                if super::compressed::spoils_bytes_read(&e)
-                    .is_some_and(|gave| gave <= stream.consumed - start) =>
+                if super::compressed::spoils_bytes_read(&e).is_some_and(|gave| {
+                    gave <= stream.consumed - start
+                        || stream.doubtful.is_some_and(|at| stream.member_start.is(at))
+                }) =>
             {
                 return Ok(Record::Bad(failure(read_error(e)), None));
             }

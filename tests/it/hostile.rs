@@ -1201,6 +1201,38 @@ fn a_corrupt_or_cut_gzip_member_or_record_loses_only_its_own_record() {
     }
 }
 
+/// Two records side by side whose gzip members are both damaged: no page comes from either
+/// (damaged data can inflate to a copy of a record, or to one whose header was hit), each is
+/// reported, and the records around them are read. A record found in a member after a bad
+/// one of the same member fails with it when the member fails its checksum.
+#[test]
+fn two_damaged_gzip_members_side_by_side_give_no_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.warc.gz");
+    let n = 5;
+    let members: Vec<Vec<u8>> = (0..n).map(|i| gzip(&article_record(i))).collect();
+    for at in 1..10 {
+        for bit in [0x01, 0x10, 0x80] {
+            let mut damaged = members.clone();
+            for (m, shift) in [(2, 0), (3, 1)] {
+                // Past the 10-byte header, before the 8-byte trailer.
+                let body = damaged[m].len() - 18;
+                let k = 10 + body * at / 10 + shift;
+                damaged[m][k] ^= bit;
+            }
+            std::fs::write(&path, damaged.concat()).unwrap();
+            let got = items(&path, 1 << 20);
+            let read: Vec<&str> = last_parts(&got)
+                .into_iter()
+                .filter_map(|(part, ok)| ok.then_some(part))
+                .collect();
+            assert_eq!(read, ["0", "1", "4"], "byte {at}/10, bit {bit:#x}");
+            let failed = got.iter().filter(|i| i.bytes.is_err()).count();
+            assert!(failed >= 2, "byte {at}/10, bit {bit:#x}: {failed} failed");
+        }
+    }
+}
+
 /// A gzip member of more than a mebibyte, cut short: the next member, which the decoder ran
 /// into before it failed, is found among the last bytes read.
 #[test]
