@@ -824,9 +824,14 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
 /// address's) or a content type other than HTML (`text/html`, `application/xhtml+xml`; a
 /// record without one is read as a page). A record whose HTTP message cannot be parsed gives
 /// what follows its first blank line, or all of it.
+/// Most header lines of an HTTP head that [`http_payload`] reads; the head of a record with
+/// more is passed over as unreadable, and its body read as it is.
+const MAX_HTTP_HEADERS: usize = 4096;
+
 fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
     let record = after_interim_responses(record);
     let mut headers = [httparse::EMPTY_HEADER; 128];
+    let mut many;
     let mut response = httparse::Response::new(&mut headers);
     // httparse reads HTTP/1.x; archives of HTTP/2 and HTTP/3 traffic write `HTTP/2 200`. The
     // head of such a message is read as HTTP/1.1 (two bytes longer), the body where it is.
@@ -843,7 +848,23 @@ fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
         }
         None => (std::borrow::Cow::Borrowed(record), 0),
     };
-    let Ok(httparse::Status::Complete(head_end)) = response.parse(&head) else {
+    // Read as browsers read a head: a header line that does not parse (a control byte in a
+    // cookie, a bracket in a name) is passed over rather than losing the status, the type
+    // and the transfer coding of the message.
+    let lenient = httparse::ParserConfig::default()
+        .allow_spaces_after_header_name_in_responses(true)
+        .allow_obsolete_multiline_headers_in_responses(true)
+        .allow_multiple_spaces_in_response_status_delimiters(true)
+        .ignore_invalid_headers_in_responses(true)
+        .clone();
+    let mut parsed = lenient.parse_response(&mut response, &head);
+    if parsed == Err(httparse::Error::TooManyHeaders) {
+        // Rare heads of hundreds of lines (cookies, debugging headers) are read whole.
+        many = vec![httparse::EMPTY_HEADER; MAX_HTTP_HEADERS];
+        response = httparse::Response::new(&mut many);
+        parsed = lenient.parse_response(&mut response, &head);
+    }
+    let Ok(httparse::Status::Complete(head_end)) = parsed else {
         let body = record
             .windows(4)
             .position(|w| w == b"\r\n\r\n")
@@ -963,6 +984,41 @@ mod tests {
         assert_eq!(charset("image/png;;"), None);
         let record = head("text/html");
         assert_eq!(&*http_payload(record.as_bytes()).unwrap().body, b"<p>x</p>");
+    }
+
+    /// Header lines that do not parse are passed over, as browsers pass them over: the
+    /// status, type and transfer coding of the message are still read.
+    #[test]
+    fn a_bad_header_line_loses_only_itself() {
+        let chunked = |bad: &str| {
+            format!(
+                "HTTP/1.1 200 OK\r\nSet-Cookie: {bad}\r\nTransfer-Encoding: chunked\r\n\
+                 Content-Type: text/html; charset=koi8-r\r\n\r\n3\r\n<p>\r\n2\r\nab\r\n0\r\n\r\n"
+            )
+        };
+        for bad in [
+            "sid=\u{1}abc",
+            "a\r\n  folded",
+            "x\r\nX-Bad(Name): 1",
+            "x\r\nName : 1",
+        ] {
+            let record = chunked(bad);
+            let payload = http_payload(record.as_bytes()).unwrap();
+            assert_eq!(&*payload.body, b"<p>ab", "{bad:?}");
+            assert_eq!(payload.charset.as_deref(), Some("koi8-r"), "{bad:?}");
+        }
+        let not_found = "HTTP/1.1 404 Not Found\r\nX-Bad(Name): 1\r\n\r\n<p>gone</p>";
+        assert_eq!(
+            http_payload(not_found.as_bytes()).err().as_deref(),
+            Some("an error page, HTTP 404 Not Found")
+        );
+        // Hundreds of header lines.
+        let many: String = (0..500).map(|i| format!("X-H{i}: {i}\r\n")).collect();
+        let record = format!("HTTP/1.1 200 OK\r\n{many}Content-Type: image/png\r\n\r\nPNG");
+        assert_eq!(
+            http_payload(record.as_bytes()).err().as_deref(),
+            Some("image/png")
+        );
     }
 
     #[test]
