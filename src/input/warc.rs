@@ -710,9 +710,24 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
         }
         return item(Err(too_many_bytes(max_bytes, " in a WARC record")));
     }
-    let payload = if resource {
+    // A response that holds no HTTP message, as Heritrix's records of DNS lookups
+    // (`text/dns`) and whois answers (`text/plain`), is read by its own Content-Type, as a
+    // resource is.
+    let bare = response
+        && !body.starts_with(b"HTTP/")
+        && content_type.as_deref().is_some_and(|t| {
+            !t.trim_start()
+                .get(..16)
+                .is_some_and(|t| t.eq_ignore_ascii_case("application/http"))
+        });
+    let payload = if resource || bare {
+        let html = content_type.as_deref().and_then(html_charset);
+        if bare && html.is_none() {
+            let what = content_type.unwrap_or_default().trim().to_string();
+            return item(Err(Error::NoPage(what)));
+        }
         Payload {
-            charset: content_type.as_deref().and_then(html_charset).flatten(),
+            charset: html.flatten(),
             body: body.into(),
             encoding: None,
         }

@@ -1201,6 +1201,75 @@ fn a_corrupt_or_cut_gzip_member_or_record_loses_only_its_own_record() {
     }
 }
 
+/// Heritrix writes DNS lookups and whois answers as `response` records typed `text/dns` and
+/// `text/plain`, with no HTTP message: they are read by their own type, as resources are, so
+/// they are passed over as records without a page (one typed as HTML would be a page).
+#[test]
+fn responses_without_an_http_message_are_read_by_their_own_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let typed = |uri: &str, kind: &str, block: &[u8]| {
+        let mut r = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+             Content-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(block);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    };
+    let parts = [
+        typed(
+            "dns:a.example",
+            "text/dns",
+            b"20261202051659\na.example.\t300\tIN\tA\t192.0.2.1\n",
+        ),
+        typed(
+            "whois://whois.iana.org/a.example",
+            "text/plain",
+            b"domain: A.EXAMPLE\r\n\r\nstatus: ACTIVE\r\n",
+        ),
+        typed("https://a.example/bare", "text/html", ARTICLE.as_bytes()),
+        // Typed as HTML, but an HTTP message all the same: read as one.
+        typed("https://a.example/http", "text/html", &http(ARTICLE)),
+        article_record(1),
+    ];
+    let path = dir.path().join("heritrix.warc");
+    std::fs::write(&path, parts.concat()).unwrap();
+    let got = items(&path, 1 << 20);
+    let why: Vec<(&str, String)> = got
+        .iter()
+        .map(|i| {
+            (
+                i.source.as_str(),
+                i.bytes
+                    .as_ref()
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        why,
+        [
+            ("dns:a.example", "no page in this record: text/dns"),
+            (
+                "whois://whois.iana.org/a.example",
+                "no page in this record: text/plain"
+            ),
+            ("https://a.example/bare", ""),
+            ("https://a.example/http", ""),
+            ("https://a.example/1", ""),
+        ]
+        .map(|(s, w)| (s, w.to_string()))
+    );
+    for item in &got[2..] {
+        let page = item.bytes.as_ref().unwrap();
+        assert!(page.starts_with(ARTICLE.as_bytes()), "{}", item.source);
+    }
+}
+
 /// Two records side by side whose gzip members are both damaged: no page comes from either
 /// (damaged data can inflate to a copy of a record, or to one whose header was hit), each is
 /// reported, and the records around them are read. A record found in a member after a bad
