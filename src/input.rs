@@ -495,6 +495,9 @@ pub enum Container {
     JsonLines,
     /// One page.
     Page,
+    /// A JSON array (starts with `[` and `{`), as written by tools that save a list of
+    /// records: refused, with how to turn it into JSON Lines.
+    JsonArray,
 }
 
 /// The UTF-8 byte-order mark.
@@ -546,6 +549,13 @@ fn container_of(head: &[u8]) -> Container {
         Container::Warc
     } else if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
         Container::JsonLines
+    } else if head
+        .iter()
+        .filter(|b| !b.is_ascii_whitespace())
+        .take(2)
+        .eq(b"[{")
+    {
+        Container::JsonArray
     } else {
         Container::Page
     }
@@ -704,6 +714,13 @@ fn opened_unguarded(
                 Ok((place, line)) => read(jsonl_record(place, &line, &reading)),
                 Err(failed) => read(failed),
             }));
+        }
+        Container::JsonArray => {
+            return single(Err(Error::NotHtml(
+                "a JSON array of records, not JSON Lines (one record per line); \
+                 `jq -c '.[]'` turns the one into the other"
+                    .into(),
+            )));
         }
         Container::Page => {}
     }

@@ -680,6 +680,41 @@ fn jsonl_and_warc_inputs() {
     );
 }
 
+/// A JSON array of records (`scrapy -o items.json`, `json.dump(list)`) is refused with how to
+/// turn it into JSON Lines, plain, gzipped or piped in, instead of being read as one page.
+#[test]
+fn a_json_array_of_records_is_refused_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let array = serde_json::json!([{"url": "https://example.com/a", "html": article(3)}]);
+    let text = serde_json::to_string_pretty(&array).unwrap();
+    let plain = dir.path().join("items.json");
+    std::fs::write(&plain, &text).unwrap();
+    let gz = dir.path().join("items.json.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text.as_bytes()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    for (args, input) in [
+        (vec!["extract", plain.to_str().unwrap()], None),
+        (vec!["extract", gz.to_str().unwrap()], None),
+        (vec!["extract", "-"], Some(text.as_bytes())),
+    ] {
+        let out = textsift(&args, input);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("not an HTML page: a JSON array of records, not JSON Lines")
+                && err.contains("`jq -c '.[]'`"),
+            "{args:?}: {err}"
+        );
+    }
+    // A page that starts with a bracket is still a page.
+    let page = dir.path().join("bracket.html");
+    std::fs::write(&page, format!("[draft] {}", article(3))).unwrap();
+    let out = textsift(&["extract", page.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
 #[test]
 fn a_file_name_that_is_not_utf8() {
     // Crawls save pages under the names they were served with, Latin-1 ones among them.
