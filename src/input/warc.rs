@@ -398,6 +398,9 @@ pub(super) fn warc_pages(
     let mut n = 0usize;
     // The stream ended or failed.
     let mut ended = false;
+    // An item was given; the types of the records passed over without one (a few).
+    let mut gave = false;
+    let mut ignored = std::collections::BTreeSet::new();
     std::iter::from_fn(move || loop {
         if ended {
             return None;
@@ -407,13 +410,43 @@ pub(super) fn warc_pages(
         // Where the record starts.
         let start = stream.next_start();
         match warc_record(&mut stream, max_bytes, &place) {
-            Ok(Record::End) => return None,
-            Ok(Record::Other) => continue,
-            Ok(Record::Item(item)) => return Some(item),
+            Ok(Record::End) => {
+                ended = true;
+                // A file of other records only (a WET file of text already extracted, a WAT
+                // file of metadata) says so rather than ending without a word.
+                if gave || ignored.is_empty() {
+                    return None;
+                }
+                let kinds: Vec<&str> = ignored.iter().map(String::as_str).collect();
+                let wet = ignored.contains("conversion");
+                let hint = if wet {
+                    " (a WET file holds extracted text, no HTML)"
+                } else {
+                    ""
+                };
+                return Some(Item::new(
+                    source.clone(),
+                    Err(Error::Record(format!(
+                        "no response or resource record, only {}{hint}",
+                        kinds.join(", ")
+                    ))),
+                ));
+            }
+            Ok(Record::Other(kind)) => {
+                if ignored.len() < 8 {
+                    ignored.insert(kind);
+                }
+                continue;
+            }
+            Ok(Record::Item(item)) => {
+                gave = true;
+                return Some(item);
+            }
             // The records that the bad one ran into are read again.
             Ok(Record::Bad(item, Some(bytes))) => {
                 stream.doubtful = stream.member_start.get();
                 stream.replay(bytes);
+                gave = true;
                 return Some(item);
             }
             bad => {
@@ -447,6 +480,7 @@ pub(super) fn warc_pages(
                     Err(e) if super::compressed::is_bad_gzip(&e) => stream.failed = Some(e),
                     Ok(None) | Err(_) => ended = true,
                 }
+                gave = true;
                 return Some(item);
             }
         }
@@ -548,8 +582,9 @@ impl BufRead for Replay {
 enum Record {
     /// The end of the stream.
     End,
-    /// A record that is neither a response nor a resource (a request, metadata...).
-    Other,
+    /// A record that is neither a response nor a resource (a request, metadata...), of this
+    /// type (lower-cased).
+    Other(String),
     /// A page, or a response or resource without one ([`Error::NoPage`]), or one that cannot
     /// be read.
     Item(Item),
@@ -702,7 +737,7 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
         return item(Err(Error::Record("bad WARC record: no WARC-Type".into())));
     }
     if !wanted {
-        return Ok(Record::Other);
+        return Ok(Record::Other(kind.trim().to_ascii_lowercase()));
     }
     if too_large {
         if let (true, Err(why)) = (response, http_payload(&body)) {

@@ -1270,6 +1270,48 @@ fn responses_without_an_http_message_are_read_by_their_own_type() {
     }
 }
 
+/// A WARC file of other records only, as a WET file (text already extracted) or a WAT file
+/// (metadata) is, is one failure that says what it holds, not an input that ends silently.
+#[test]
+fn a_warc_file_without_responses_says_what_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let wet = [
+        warc_record("warcinfo", "", b"software: x", None),
+        warc_record("conversion", "https://a.example/1", b"Some text.", None),
+        warc_record("Conversion", "https://a.example/2", b"More text.", None),
+    ];
+    let path = dir.path().join("cc.warc.wet.gz");
+    std::fs::write(&path, gzip(&wet.concat())).unwrap();
+    let got = items(&path, 1 << 20);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].source, path.display().to_string());
+    assert_eq!(
+        error_of(&got[0]),
+        "no response or resource record, only conversion, warcinfo (a WET file holds \
+         extracted text, no HTML)"
+    );
+    let path = dir.path().join("requests.warc");
+    let requests = [
+        warc_record(
+            "request",
+            "https://a.example/1",
+            b"GET / HTTP/1.1\r\n\r\n",
+            None,
+        ),
+        warc_record("metadata", "https://a.example/1", b"outlinks: none", None),
+    ];
+    std::fs::write(&path, requests.concat()).unwrap();
+    let got = items(&path, 1 << 20);
+    assert_eq!(
+        got.iter().map(error_of).collect::<Vec<_>>(),
+        ["no response or resource record, only metadata, request"]
+    );
+    // Beside a response, they are passed over without a word.
+    let path = dir.path().join("crawl.warc");
+    std::fs::write(&path, [requests.concat(), article_record(1)].concat()).unwrap();
+    assert_eq!(last_parts(&items(&path, 1 << 20)), [("1", true)]);
+}
+
 /// Two records side by side whose gzip members are both damaged: no page comes from either
 /// (damaged data can inflate to a copy of a record, or to one whose header was hit), each is
 /// reported, and the records around them are read. A record found in a member after a bad
