@@ -66,6 +66,15 @@ pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<De
     Ok(decoded)
 }
 
+/// What `bytes` are when they are not a page that [`decode_declared`] reads (an image, a PDF,
+/// an XML document other than XHTML): a server that sends one as HTML sends no page.
+pub(crate) fn not_a_page(bytes: &[u8]) -> Option<String> {
+    xml_kind(bytes).or_else(|| {
+        let text = Encoding::for_bom(bytes).is_some() || utf16_without_bom(bytes).is_some();
+        (!text).then(|| binary_kind(bytes)).flatten()
+    })
+}
+
 /// [`decode_declared`] past its check of empty input.
 fn decode_text<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<Decoded<'a>> {
     if let Some(kind) = xml_kind(bytes) {

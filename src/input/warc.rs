@@ -785,6 +785,11 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
     {
         return item(Err(Error::NoPage("an empty response".into())));
     }
+    // So does a server that sends a PDF or an image as HTML: a crawl meets such answers as it
+    // meets other media types, and a failure would stand for a page it could not read.
+    if let Some(kind) = bytes.as_deref().ok().and_then(crate::html::not_a_page) {
+        return item(Err(Error::NoPage(format!("{kind} sent as HTML"))));
+    }
     Ok(Record::Item(Item {
         charset: payload.charset,
         warc: Some(record),

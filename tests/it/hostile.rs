@@ -1270,6 +1270,46 @@ fn responses_without_an_http_message_are_read_by_their_own_type() {
     }
 }
 
+/// A PDF or an image that a server sent as HTML holds no page: it is passed over as other
+/// media types are, not a failure that a crawl would meet on nearly every run.
+#[test]
+fn binary_bodies_sent_as_html_hold_no_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let sent = |uri: &str, body: &[u8]| {
+        let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
+        http.extend_from_slice(body);
+        warc_record("response", uri, &http, None)
+    };
+    let parts = [
+        sent(
+            "https://a.example/a.pdf",
+            b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj",
+        ),
+        sent("https://a.example/a.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
+        sent(
+            "https://a.example/feed",
+            b"<?xml version=\"1.0\"?><rss><channel/></rss>",
+        ),
+        article_record(1),
+    ];
+    let path = dir.path().join("mislabelled.warc");
+    std::fs::write(&path, parts.concat()).unwrap();
+    let got = items(&path, 1 << 20);
+    let why: Vec<String> = got.iter().take(3).map(error_of).collect();
+    assert_eq!(
+        why,
+        [
+            "no page in this record: PDF document sent as HTML",
+            "no page in this record: PNG image sent as HTML",
+            "no page in this record: RSS feed sent as HTML",
+        ]
+    );
+    assert!(got[..3]
+        .iter()
+        .all(|i| matches!(i.bytes, Err(Error::NoPage(_)))));
+    assert_eq!(last_parts(&got[3..]), [("1", true)]);
+}
+
 /// A WARC file of other records only, as a WET file (text already extracted) or a WAT file
 /// (metadata) is, is one failure that says what it holds, not an input that ends silently.
 #[test]
