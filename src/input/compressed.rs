@@ -56,15 +56,26 @@ impl Packing {
 /// Decompress gzip or zstd data, recognised by its magic bytes; other bytes pass through.
 /// The limit counts the bytes that come out.
 pub fn decompress(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
+    decompress_with(bytes, max_bytes, false)
+}
+
+/// [`decompress`]; with `keep_cut`, data cut short gives what it unpacks to before the cut
+/// (when that is anything), as an archive keeps the first bytes of a long answer.
+pub(crate) fn decompress_with(bytes: Vec<u8>, max_bytes: u64, keep_cut: bool) -> Result<Vec<u8>> {
     match packing(&bytes) {
         Packing::Plain => Ok(bytes),
-        Packing::Gzip => gunzip_if_gzip(bytes, max_bytes),
-        Packing::Zstd => unzstd(&bytes, max_bytes),
+        Packing::Gzip => gunzip_with(bytes, max_bytes, keep_cut),
+        Packing::Zstd => unzstd(&bytes, max_bytes, keep_cut),
     }
 }
 
 /// Decompress gzip data (recognised by its magic bytes, not a file name); other bytes pass through.
 pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
+    gunzip_with(bytes, max_bytes, false)
+}
+
+/// [`gunzip_if_gzip`], keeping what data cut short unpacks to as [`decompress_with`] does.
+fn gunzip_with(bytes: Vec<u8>, max_bytes: u64, keep_cut: bool) -> Result<Vec<u8>> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return Ok(bytes);
     }
@@ -85,7 +96,7 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>> {
     let result = GzMembers::new(bytes.as_slice())
         .take(max_bytes.saturating_add(1))
         .read_to_end(&mut out);
-    unpacked_whole(result, out, max_bytes, Packing::Gzip)
+    unpacked_whole(result, out, max_bytes, Packing::Gzip, keep_cut)
 }
 
 /// Gunzip with libdeflate, which inflates a whole buffer at once faster than a stream can
@@ -110,7 +121,7 @@ fn gunzip_one_member(bytes: &[u8], size: usize) -> Option<Vec<u8>> {
 }
 
 /// Decompress zstd data, every frame of it, within the limit.
-fn unzstd(bytes: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
+fn unzstd(bytes: &[u8], max_bytes: u64, keep_cut: bool) -> Result<Vec<u8>> {
     if let Some(out) = unzstd_at_once(bytes, max_bytes) {
         return Ok(out);
     }
@@ -120,7 +131,7 @@ fn unzstd(bytes: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
             .take(max_bytes.saturating_add(1))
             .read_to_end(&mut out)
     });
-    unpacked_whole(result, out, max_bytes, Packing::Zstd)
+    unpacked_whole(result, out, max_bytes, Packing::Zstd, keep_cut)
 }
 
 /// Decompress zstd data in one call into a buffer of its exact size, when it is one frame
@@ -156,12 +167,20 @@ fn unpacked_whole(
     out: Vec<u8>,
     max_bytes: u64,
     packed: Packing,
+    keep_cut: bool,
 ) -> Result<Vec<u8>> {
     let cut = |why: String| format!("{why} ({} bytes decompressed before the cut)", out.len());
     match result {
         Ok(_) if out.len() as u64 > max_bytes => Err(too_many_bytes(max_bytes, packed.after())),
         Ok(_) => Ok(out),
         Err(e) => Err(match stream_error(e, |e| bad_data(packed, e.to_string())) {
+            Error::Gzip(why) | Error::Zstd(why)
+                if keep_cut
+                    && !out.is_empty()
+                    && (why == TRUNCATED_GZIP || why == TRUNCATED_ZSTD) =>
+            {
+                return Ok(out);
+            }
             Error::Gzip(why) if why == TRUNCATED_GZIP => Error::Gzip(cut(why)),
             Error::Zstd(why) if why == TRUNCATED_ZSTD => Error::Zstd(cut(why)),
             other => other,

@@ -5,8 +5,8 @@
 //! by line into one buffer until the claimed Content-Length is reached, with no bound of its
 //! own, so one record with a lying length pulls the rest of a multi-gigabyte file into memory.
 
-use super::compressed::MemberStart;
-use super::{decompress, stream_error, too_many_bytes, Item, WarcRecord};
+use super::compressed::{decompress_with, MemberStart};
+use super::{stream_error, too_many_bytes, Item, WarcRecord};
 use crate::error::{Error, Result};
 use std::io::{BufRead, Read};
 
@@ -829,28 +829,33 @@ fn html_charset(content_type: &str) -> Option<Option<String>> {
 }
 
 /// A page's bytes from an HTTP body in its `Content-Encoding`: brotli and deflate are
-/// decoded here, gzip and zstd (also recognised by their magic bytes) by [`decompress`]. A
+/// decoded here, gzip and zstd (also recognised by their magic bytes) by [`decompress_with`]. A
 /// body that does not decode but reads as markup is kept as it is: some archives store the
 /// decoded page under its original header. Other encodings are refused by name.
 fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Result<Vec<u8>> {
-    let decoder: Box<dyn Read + '_> = match encoding.as_deref() {
-        None | Some("gzip" | "x-gzip" | "zstd") => return decompress(body, max_bytes),
-        Some("br") => Box::new(brotli_decompressor::Decompressor::new(
-            body.as_slice(),
-            1 << 14,
-        )),
-        Some("deflate") => {
+    // A body cut short (a crawler keeps the first bytes of a long answer, and says so with
+    // `WARC-Truncated`) gives what it decodes to before the cut, as a plain body cut short
+    // is read as far as it goes.
+    let name = match encoding.as_deref() {
+        None | Some("gzip" | "x-gzip" | "zstd") => return decompress_with(body, max_bytes, true),
+        Some(name) => name,
+    };
+    // What the decoder has not read: none when it failed for want of more.
+    let mut rest = body.as_slice();
+    let decoder: Box<dyn Read + '_> = match name {
+        "br" => Box::new(brotli_decompressor::Decompressor::new(&mut rest, 1 << 14)),
+        "deflate" => {
             // HTTP's "deflate" is zlib data, though some servers send raw deflate. A zlib
             // header names the deflate method and is a multiple of 31 (RFC 1950).
             let zlib = matches!(body.as_slice(), [cmf, flg, ..]
                 if cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0);
             if zlib {
-                Box::new(flate2::bufread::ZlibDecoder::new(body.as_slice()))
+                Box::new(flate2::bufread::ZlibDecoder::new(&mut rest))
             } else {
-                Box::new(flate2::bufread::DeflateDecoder::new(body.as_slice()))
+                Box::new(flate2::bufread::DeflateDecoder::new(&mut rest))
             }
         }
-        Some(other) => {
+        other => {
             return Err(Error::NotHtml(format!(
                 "a body in the {other} content encoding, which textsift does not decode"
             )))
@@ -860,7 +865,6 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
     let result = decoder
         .take(max_bytes.saturating_add(1))
         .read_to_end(&mut out);
-    let name = encoding.as_deref().unwrap_or_default();
     match result {
         Ok(_) if out.len() as u64 > max_bytes => Err(too_many_bytes(
             max_bytes,
@@ -868,6 +872,7 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
         )),
         Ok(_) => Ok(out),
         Err(_) if body.trim_ascii_start().starts_with(b"<") => Ok(body),
+        Err(_) if rest.is_empty() && !out.is_empty() => Ok(out),
         Err(e) => Err(Error::Record(format!("bad {name} data: {e}"))),
     }
 }
