@@ -495,9 +495,10 @@ pub enum Container {
     JsonLines,
     /// One page.
     Page,
-    /// A JSON array (starts with `[` and `{`), as written by tools that save a list of
-    /// records: refused, with how to turn it into JSON Lines.
-    JsonArray,
+    /// JSON that is not JSON Lines: an array of records (starts with `[` and `{`), as tools
+    /// that save a list write it, or a record spread over lines (a `{` alone on the first
+    /// line): refused, with how to turn it into JSON Lines.
+    Json,
 }
 
 /// The UTF-8 byte-order mark.
@@ -547,15 +548,17 @@ fn container_of(head: &[u8]) -> Container {
     let head = &head[..head.len().min(8)];
     if head.starts_with(b"WARC/") {
         Container::Warc
-    } else if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
-        Container::JsonLines
-    } else if head
-        .iter()
-        .filter(|b| !b.is_ascii_whitespace())
-        .take(2)
-        .eq(b"[{")
-    {
-        Container::JsonArray
+    } else if let Some(at) = head.iter().position(|b| !b.is_ascii_whitespace()) {
+        let after = &head[at + 1..];
+        let next = after.iter().position(|b| !b.is_ascii_whitespace());
+        match head[at] {
+            // A record of JSON Lines holds no line break: one right after its `{` is JSON
+            // pretty-printed.
+            b'{' if next.is_some_and(|n| after[..n].contains(&b'\n')) => Container::Json,
+            b'{' => Container::JsonLines,
+            b'[' if next.is_some_and(|n| after[n] == b'{') => Container::Json,
+            _ => Container::Page,
+        }
     } else {
         Container::Page
     }
@@ -715,10 +718,10 @@ fn opened_unguarded(
                 Err(failed) => read(failed),
             }));
         }
-        Container::JsonArray => {
+        Container::Json => {
             return single(Err(Error::NotHtml(
-                "a JSON array of records, not JSON Lines (one record per line); \
-                 `jq -c '.[]'` turns the one into the other"
+                "JSON, not JSON Lines (one record per line): `jq -c '.[]'` makes JSON Lines of \
+                 an array of records, `jq -c .` of records spread over lines"
                     .into(),
             )));
         }

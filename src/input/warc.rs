@@ -775,7 +775,7 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
     let bytes = if payload.body.len() as u64 > max_bytes {
         Err(too_many_bytes(max_bytes, ""))
     } else {
-        decode_content(payload.body.into_owned(), payload.encoding, max_bytes)
+        decode_codings(payload.body.into_owned(), payload.encoding, max_bytes)
     };
     // A crawl holds empty answers as it holds redirects: no page, rather than a failed one
     // (told once decoded, as a compressed body may be empty too).
@@ -828,7 +828,25 @@ fn html_charset(content_type: &str) -> Option<Option<String>> {
     }))
 }
 
-/// A page's bytes from an HTTP body in its `Content-Encoding`: brotli and deflate are
+/// A page's bytes from an HTTP body in the codings its `Content-Encoding` lists, in the order
+/// they were applied (`gzip, br`: the last one is undone first; `identity` is no coding).
+fn decode_codings(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Result<Vec<u8>> {
+    let list = match encoding {
+        Some(list) if list.contains(',') => list,
+        one => return decode_content(body, one, max_bytes),
+    };
+    let codings = list
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && *c != "identity");
+    let mut body = body;
+    for coding in codings.rev() {
+        body = decode_content(body, Some(coding.to_string()), max_bytes)?;
+    }
+    Ok(body)
+}
+
+/// A page's bytes from an HTTP body in one `Content-Encoding`: brotli and deflate are
 /// decoded here, gzip and zstd (also recognised by their magic bytes) by [`decompress_with`]. A
 /// body that does not decode but reads as markup is kept as it is: some archives store the
 /// decoded page under its original header. Other encodings are refused by name.
@@ -1044,6 +1062,29 @@ mod tests {
         assert_eq!(charset("image/png;;"), None);
         let record = head("text/html");
         assert_eq!(&*http_payload(record.as_bytes()).unwrap().body, b"<p>x</p>");
+    }
+
+    /// A `Content-Encoding` that lists codings is undone from the last one to the first.
+    #[test]
+    fn codings_listed_are_undone_in_turn() {
+        use std::io::Write;
+        let gzip = |data: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        };
+        let zlib = |data: &[u8]| {
+            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        };
+        let page = b"<p>A page sent in two codings.</p>".to_vec();
+        let decode = |body: Vec<u8>, list: &str| decode_codings(body, Some(list.into()), 1 << 20);
+        assert_eq!(decode(gzip(&gzip(&page)), "gzip, gzip").unwrap(), page);
+        assert_eq!(decode(gzip(&page), "gzip, identity").unwrap(), page);
+        assert_eq!(decode(gzip(&zlib(&page)), "deflate,gzip").unwrap(), page);
+        let unknown = decode(gzip(&page), "gzip, lzw").unwrap_err().to_string();
+        assert!(unknown.contains("the lzw content encoding"), "{unknown}");
     }
 
     /// Header lines that do not parse are passed over, as browsers pass them over: the

@@ -681,9 +681,10 @@ fn jsonl_and_warc_inputs() {
 }
 
 /// A JSON array of records (`scrapy -o items.json`, `json.dump(list)`) is refused with how to
-/// turn it into JSON Lines, plain, gzipped or piped in, instead of being read as one page.
+/// turn it into JSON Lines, plain, gzipped or piped in, instead of being read as one page; so
+/// is a record spread over lines.
 #[test]
-fn a_json_array_of_records_is_refused_with_a_hint() {
+fn json_that_is_not_json_lines_is_refused_with_a_hint() {
     let dir = tempfile::tempdir().unwrap();
     let array = serde_json::json!([{"url": "https://example.com/a", "html": article(3)}]);
     let text = serde_json::to_string_pretty(&array).unwrap();
@@ -703,11 +704,21 @@ fn a_json_array_of_records_is_refused_with_a_hint() {
         assert!(out.stdout.is_empty(), "{args:?}");
         let err = stderr(&out);
         assert!(
-            err.contains("not an HTML page: a JSON array of records, not JSON Lines")
-                && err.contains("`jq -c '.[]'`"),
+            err.contains("not an HTML page: JSON, not JSON Lines") && err.contains("`jq -c '.[]'`"),
             "{args:?}: {err}"
         );
     }
+    // A record spread over lines is refused too, rather than failing line by line.
+    let pretty = dir.path().join("one.json");
+    std::fs::write(&pretty, serde_json::to_string_pretty(&array[0]).unwrap()).unwrap();
+    let out = textsift(&["extract", pretty.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("`jq -c .` of records spread over lines")
+            && stderr(&out).contains("1 page, 0 ok, 1 failed"),
+        "{}",
+        stderr(&out)
+    );
     // A page that starts with a bracket is still a page.
     let page = dir.path().join("bracket.html");
     std::fs::write(&page, format!("[draft] {}", article(3))).unwrap();
