@@ -2087,7 +2087,8 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 /// after a block's text so far, `before`: style sheets lay such elements out apart (chart
 /// labels `1990</span><span>1991`, menus `Home</a><a>News`, `X (Twitter)</a><a>Dribbble`, a
 /// price and the price it replaces `$129.99</span><span>$149.99`, a chart's shares
-/// `72%</span><span>16%`). So letters or digits on both sides, unless a drop cap; and, outside
+/// `72%</span><span>16%`). So letters or digits on both sides, unless a drop cap or two
+/// letters of a script whose text runs on there ([`runs_on`]); and, outside
 /// code (`<pre>`, `<code>`…: `map[string]string`, `$1$2`, `x[i:j]`), a currency sign between
 /// a digit before it and a letter after it, or before a digit and after a letter or digit;
 /// a `)`, `]` or `%` before a letter or digit; a `:`, `!` or `?` after a letter, before a
@@ -2101,7 +2102,7 @@ fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
         return false;
     };
     if b.is_alphanumeric() && a.is_alphanumeric() {
-        return !drop_cap(before, after);
+        return !drop_cap(before, after) && !(runs_on(b) && runs_on(a));
     }
     if code {
         return false;
@@ -2133,6 +2134,16 @@ fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
         // span of its own can start the next price (`$129.99</span><span>$</span><span>99`).
         currency(b) && a.is_alphabetic() && prev.is_some_and(|c| c.is_ascii_digit())
     }
+}
+
+/// Letters of scripts whose text runs on across an inline element's edge between two of
+/// them, as a browser shows it: those written without spaces between words
+/// (`请阅读<a>这篇文章</a>，`), and Hangul, whose particles follow the noun a link holds
+/// (`<a>이 글</a>을`). Beside a Latin word (a language menu's `English</a><a>简体中文`) the
+/// edge still separates.
+fn runs_on(c: char) -> bool {
+    crate::features::spaceless(c) != crate::features::Spaceless::No
+        || matches!(c, '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' | '\u{AC00}'..='\u{D7AF}')
 }
 
 /// A currency sign: `$ ¢ £ ¤ ¥` and Unicode's block of currency symbols (`€ ₹ ₽ ₩ ₺`…).
@@ -2550,6 +2561,27 @@ mod tests {
             ["Home News"]
         );
         assert_eq!(texts("<p>Price<my-badge>New</my-badge></p>"), ["Price New"]);
+        // Scripts written without spaces, and Korean particles, run on across an edge.
+        assert_eq!(
+            texts("<p>请阅读<a href=/a>这篇文章</a>，或者参考<span>国家标准</span>中的规定。</p>"),
+            ["请阅读这篇文章，或者参考国家标准中的规定。"]
+        );
+        assert_eq!(
+            texts("<p>詳しくは<a href=/j>こちらのページ</a>をご覧ください。</p>"),
+            ["詳しくはこちらのページをご覧ください。"]
+        );
+        assert_eq!(
+            texts("<div><a>English</a><a>简体中文</a><a>日本語</a><a>Español</a></div>"),
+            ["English 简体中文日本語 Español"]
+        );
+        assert_eq!(
+            texts("<p>자세한 내용은 <a href=/k>이 글</a>을 참고하세요.</p>"),
+            ["자세한 내용은 이 글을 참고하세요."]
+        );
+        assert_eq!(
+            texts("<p>อ่าน<a href=/t>บทความนี้</a>ได้</p>"),
+            ["อ่านบทความนี้ได้"]
+        );
         // Punctuation next to an edge stays where it is.
         assert_eq!(
             texts("<p>See <a href=x>the link</a>, (<span>aside</span>).</p>"),

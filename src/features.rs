@@ -355,7 +355,7 @@ struct TokenCounts {
 /// Scripts written without spaces between words, by how their words are found. Ordered: a
 /// token with any character that needs a dictionary is cut with the dictionary.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Spaceless {
+pub(crate) enum Spaceless {
     /// Spaces separate the words.
     #[default]
     No,
@@ -488,7 +488,7 @@ fn in_anchor(
 
 /// Whether a character is of a script written without spaces between words, where a
 /// whitespace token can be a whole paragraph, and how that script's words are found.
-fn spaceless(c: char) -> Spaceless {
+pub(crate) fn spaceless(c: char) -> Spaceless {
     match c {
         '\u{3040}'..='\u{30FF}'
         | '\u{31F0}'..='\u{31FF}'
