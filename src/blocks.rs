@@ -2102,7 +2102,7 @@ fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
         return false;
     };
     if b.is_alphanumeric() && a.is_alphanumeric() {
-        return !drop_cap(before, after) && !(runs_on(b) && runs_on(a));
+        return !(drop_cap(before, after) || runs_on(b) && runs_on(a));
     }
     if code {
         return false;
