@@ -1566,9 +1566,9 @@ struct Pending {
     inline_tags: u32,
     /// Whitespace was seen since the last word.
     space: bool,
-    /// An edge of a [`Kind::Inline`] element was passed since the last text: a word that
-    /// follows a word across it is a new word.
-    edge: bool,
+    /// Edges of [`Kind::Inline`] elements passed since the last text (up to 255): a word that
+    /// follows a word across them is a new word ([`apart_at_edge`]).
+    edges: u8,
     /// `text` holds a letter or digit: the block will be kept when flushed.
     has_word: bool,
     /// The text as it is, when it lies inside `<pre>`.
@@ -1614,7 +1614,7 @@ impl Segmenter {
     fn flush(&mut self) {
         let p = &mut self.pending;
         p.space = false;
-        p.edge = false;
+        p.edges = 0;
         if p.text.is_empty() {
             p.inline_tags = 0;
             p.anchor_spans.clear();
@@ -1677,7 +1677,8 @@ impl Segmenter {
             p.element = *self.block_stack.last().unwrap_or(&0);
         }
         let code = self.pre_depth > 0 || self.code_depth > 0;
-        let edge = std::mem::take(&mut p.edge) && apart_at_edge(&p.text, s, code);
+        let edges = std::mem::take(&mut p.edges);
+        let edge = edges > 0 && apart_at_edge(&p.text, s, code, edges);
         if edge {
             // `1990</span><span>1991`, `Home</a><a>News`; but `a link</a>,` stays as it is.
             p.space = true;
@@ -1850,7 +1851,9 @@ impl Segmenter {
         match kind {
             Kind::Block => self.block_stack.push(index),
             _ => {
-                self.pending.edge |= kind == Kind::Inline;
+                if kind == Kind::Inline {
+                    self.pending.edges = self.pending.edges.saturating_add(1);
+                }
                 self.pending.inline_tags += 1;
                 if name == "a" {
                     self.anchor_depth += 1;
@@ -1909,7 +1912,9 @@ impl Segmenter {
             }
             Kind::Line => self.end_code_line(),
             _ => {
-                self.pending.edge |= kind == Kind::Inline;
+                if kind == Kind::Inline {
+                    self.pending.edges = self.pending.edges.saturating_add(1);
+                }
                 if *local == local_name!("a") {
                     self.anchor_depth = self.anchor_depth.saturating_sub(1);
                     self.links.pop();
@@ -2097,11 +2102,18 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
 /// a phrase (`regulation.The brain`, `U.S.News and`). Other
 /// punctuation stays where it is: `the link</a>,`, `$79.</span><span>99`, `[4,</a><a>5]`,
 /// `requests</span>.<span>get`.
-fn apart_at_edge(before: &str, after: &str, code: bool) -> bool {
+fn apart_at_edge(before: &str, after: &str, code: bool, edges: u8) -> bool {
     let (Some(b), Some(a)) = (before.chars().next_back(), after.chars().next()) else {
         return false;
     };
     if b.is_alphanumeric() && a.is_alphanumeric() {
+        // One edge, the text on one side of it not in an element of its own, and a word of
+        // letters going on in lower case: one word (`iPhone</a>s`, `develop</span>ers`; but a
+        // lone capital, as of an index, stays apart).
+        let word_before = || before.chars().nth_back(1).is_some_and(char::is_alphabetic);
+        if edges == 1 && b.is_alphabetic() && a.is_lowercase() && word_before() {
+            return false;
+        }
         return !(drop_cap(before, after) || runs_on(b) && runs_on(a));
     }
     if code {
@@ -2561,6 +2573,15 @@ mod tests {
             ["Home News"]
         );
         assert_eq!(texts("<p>Price<my-badge>New</my-badge></p>"), ["Price New"]);
+        // Across one edge, a word going on in lower case is one word; across two, two.
+        assert_eq!(
+            texts("<p><a href=/i>iPhone</a>s and <span class=hl>develop</span>ers</p>"),
+            ["iPhones and developers"]
+        );
+        assert_eq!(
+            texts("<div><span>Mac</span><span>book</span></div>"),
+            ["Mac book"]
+        );
         // Scripts written without spaces, and Korean particles, run on across an edge.
         assert_eq!(
             texts("<p>请阅读<a href=/a>这篇文章</a>，或者参考<span>国家标准</span>中的规定。</p>"),
