@@ -760,6 +760,19 @@ fn warc_record(kind: &str, uri: &str, body: &[u8], claimed: Option<u64>) -> Vec<
     r
 }
 
+/// A record of `kind` with a Content-Type of its own, as resources and some responses have.
+fn typed_record(kind: &str, uri: &str, content_type: &str, block: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\n\
+         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+        block.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(block);
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
 /// Each item's source, from its last `/` on, and whether its page was read.
 fn last_parts(got: &[Item]) -> Vec<(&str, bool)> {
     got.iter()
@@ -958,15 +971,7 @@ fn warc_bodies_in_brotli_deflate_or_zstd_and_pages_in_resource_records() {
         warc_record("response", uri, &http, None)
     };
     let resource = |uri: &str, content_type: &str, body: &[u8]| {
-        let mut r = format!(
-            "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: {uri}\r\n\
-             Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
-            body.len()
-        )
-        .into_bytes();
-        r.extend_from_slice(body);
-        r.extend_from_slice(b"\r\n\r\n");
-        r
+        typed_record("resource", uri, content_type, body)
     };
     let page = ARTICLE.as_bytes();
     let br = brotli(page);
@@ -1227,17 +1232,7 @@ fn a_corrupt_or_cut_gzip_member_or_record_loses_only_its_own_record() {
 #[test]
 fn responses_without_an_http_message_are_read_by_their_own_type() {
     let dir = tempfile::tempdir().unwrap();
-    let typed = |uri: &str, kind: &str, block: &[u8]| {
-        let mut r = format!(
-            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
-             Content-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
-            block.len()
-        )
-        .into_bytes();
-        r.extend_from_slice(block);
-        r.extend_from_slice(b"\r\n\r\n");
-        r
-    };
+    let typed = |uri: &str, kind: &str, block: &[u8]| typed_record("response", uri, kind, block);
     let parts = [
         typed(
             "dns:a.example",
