@@ -2114,7 +2114,7 @@ fn apart_at_edge(before: &str, after: &str, code: bool, edges: u8) -> bool {
         if edges == 1 && b.is_alphabetic() && a.is_lowercase() && word_before() {
             return false;
         }
-        return !(drop_cap(before, after) || runs_on(b) && runs_on(a));
+        return !(drop_cap(before, after) || edges == 1 && runs_on(b) && runs_on(a));
     }
     if code {
         return false;
@@ -2148,11 +2148,11 @@ fn apart_at_edge(before: &str, after: &str, code: bool, edges: u8) -> bool {
     }
 }
 
-/// Letters of scripts whose text runs on across an inline element's edge between two of
+/// Letters of scripts whose text runs on across one inline element's edge between two of
 /// them, as a browser shows it: those written without spaces between words
 /// (`请阅读<a>这篇文章</a>，`), and Hangul, whose particles follow the noun a link holds
-/// (`<a>이 글</a>을`). Beside a Latin word (a language menu's `English</a><a>简体中文`) the
-/// edge still separates.
+/// (`<a>이 글</a>을`). Between two elements (a menu's `首页</a><a>新闻`) or beside a Latin
+/// word, the edge still separates.
 fn runs_on(c: char) -> bool {
     crate::features::spaceless(c) != crate::features::Spaceless::No
         || matches!(c, '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' | '\u{AC00}'..='\u{D7AF}')
@@ -2593,11 +2593,15 @@ mod tests {
         );
         assert_eq!(
             texts("<div><a>English</a><a>简体中文</a><a>日本語</a><a>Español</a></div>"),
-            ["English 简体中文日本語 Español"]
+            ["English 简体中文 日本語 Español"]
         );
         assert_eq!(
             texts("<p>자세한 내용은 <a href=/k>이 글</a>을 참고하세요.</p>"),
             ["자세한 내용은 이 글을 참고하세요."]
+        );
+        assert_eq!(
+            texts("<div><a>로그인</a><a>회원가입</a><span>서울</span><span>부산</span></div>"),
+            ["로그인 회원가입 서울 부산"]
         );
         assert_eq!(
             texts("<p>อ่าน<a href=/t>บทความนี้</a>ได้</p>"),

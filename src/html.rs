@@ -66,12 +66,18 @@ pub fn decode_declared<'a>(bytes: &'a [u8], declared: Option<&str>) -> Result<De
     Ok(decoded)
 }
 
-/// What `bytes` are when they are not a page that [`decode_declared`] reads (an image, a PDF,
-/// an XML document other than XHTML): a server that sends one as HTML sends no page.
+/// What `bytes` are when they are a document or media file other than a page (an image, a
+/// PDF, an XML document other than XHTML), by their first bytes: a server that sends one as
+/// HTML sends no page. Compressed data is not among them: a body compressed twice, or whose
+/// coding was not named, is a page that could not be read.
 pub(crate) fn not_a_page(bytes: &[u8]) -> Option<String> {
     xml_kind(bytes).or_else(|| {
-        let text = Encoding::for_bom(bytes).is_some() || utf16_without_bom(bytes).is_some();
-        (!text).then(|| binary_kind(bytes)).flatten()
+        MAGIC
+            .iter()
+            .find(|(m, name, tool)| {
+                tool.is_none() && !name.ends_with(" data") && bytes.starts_with(m)
+            })
+            .map(|(_, name, _)| (*name).to_string())
     })
 }
 
@@ -449,24 +455,6 @@ fn is_utf8_prefix(bytes: &[u8]) -> bool {
 
 /// Name the kind of binary data, if the bytes are not text.
 fn binary_kind(bytes: &[u8]) -> Option<String> {
-    // Magic bytes, what they start, and for compressions other than gzip and zstd (which
-    // inputs unpack: here they are a page compressed twice) the tool that decompresses them.
-    const MAGIC: &[(&[u8], &str, Option<&str>)] = &[
-        (b"\x89PNG", "PNG image", None),
-        (b"%PDF", "PDF document", None),
-        (b"\xff\xd8\xff", "JPEG image", None),
-        (b"GIF8", "GIF image", None),
-        (b"PK\x03\x04", "ZIP archive", None),
-        (b"\x1f\x8b", "gzip data", None),
-        (b"RIFF", "RIFF media", None),
-        (b"\x7fELF", "executable", None),
-        (b"BZh", "bzip2 data", Some("bzip2")),
-        (b"\xfd7zXZ", "xz data", Some("xz")),
-        (b"(\xb5/\xfd", "zstd data", None),
-        (b"OggS", "Ogg media", None),
-        (b"wOFF", "web font", None),
-        (b"wOF2", "web font", None),
-    ];
     if let Some((_, name, tool)) = MAGIC.iter().find(|(m, _, _)| bytes.starts_with(m)) {
         return Some(match tool {
             Some(tool) => {
@@ -477,6 +465,30 @@ fn binary_kind(bytes: &[u8]) -> Option<String> {
             None => (*name).to_string(),
         });
     }
+    binary_text_kind(bytes)
+}
+
+/// Magic bytes, what they start, and for compressions other than gzip and zstd (which inputs
+/// unpack: here they are a page compressed twice) the tool that decompresses them.
+const MAGIC: &[(&[u8], &str, Option<&str>)] = &[
+    (b"\x89PNG", "PNG image", None),
+    (b"%PDF", "PDF document", None),
+    (b"\xff\xd8\xff", "JPEG image", None),
+    (b"GIF8", "GIF image", None),
+    (b"PK\x03\x04", "ZIP archive", None),
+    (b"\x1f\x8b", "gzip data", None),
+    (b"RIFF", "RIFF media", None),
+    (b"\x7fELF", "executable", None),
+    (b"BZh", "bzip2 data", Some("bzip2")),
+    (b"\xfd7zXZ", "xz data", Some("xz")),
+    (b"(\xb5/\xfd", "zstd data", None),
+    (b"OggS", "Ogg media", None),
+    (b"wOFF", "web font", None),
+    (b"wOF2", "web font", None),
+];
+
+/// [`binary_kind`] past its magic bytes: text that holds bytes no text uses.
+fn binary_text_kind(bytes: &[u8]) -> Option<String> {
     let sample = &bytes[..bytes.len().min(8192)];
     // C0 control bytes that text does not use: not TAB, LF, VT, FF, CR, nor ESC (ISO-2022).
     let controls = sample

@@ -512,6 +512,12 @@ fn named_json_lines(path: &Path) -> bool {
     name.ends_with(".jsonl") || name.ends_with(".ndjson")
 }
 
+/// Whether a file's name says it holds a page (`.html`, `.htm`, compressed or not).
+fn named_page(path: &Path) -> bool {
+    let name = unpacked_name(path);
+    name.ends_with(".html") || name.ends_with(".htm")
+}
+
 /// Whether a file's name says it holds WARC records (`.warc`, compressed or not): such a file
 /// whose first gzip member is corrupt is read on from its next member.
 fn named_warc(path: &Path) -> bool {
@@ -538,6 +544,9 @@ fn as_named(told: Container, path: Option<&Path>) -> Container {
         // Its first version line damaged, a WARC file is read record by record all the same:
         // that record is reported, and the others read.
         Container::Page if path.is_some_and(named_warc) => Container::Warc,
+        // The name wins over what JSON-like first bytes suggest.
+        Container::Json if path.is_some_and(named_json_lines) => Container::JsonLines,
+        Container::Json if path.is_some_and(named_page) => Container::Page,
         other => other,
     }
 }
@@ -545,16 +554,18 @@ fn as_named(told: Container, path: Option<&Path>) -> Container {
 fn container_of(head: &[u8]) -> Container {
     // Some Windows tools begin every text file they write with a byte-order mark.
     let head = head.strip_prefix(UTF8_BOM).unwrap_or(head);
+    // JSON is told from its first characters, after however much indentation.
+    let json = &head[..head.len().min(256)];
     let head = &head[..head.len().min(8)];
     if head.starts_with(b"WARC/") {
         Container::Warc
-    } else if let Some(at) = head.iter().position(|b| !b.is_ascii_whitespace()) {
-        let after = &head[at + 1..];
+    } else if let Some(at) = json.iter().position(|b| !b.is_ascii_whitespace()) {
+        let after = &json[at + 1..];
         let next = after.iter().position(|b| !b.is_ascii_whitespace());
-        match head[at] {
+        match json[at] {
             // A record of JSON Lines holds no line break: one right after its `{` is JSON
             // pretty-printed.
-            b'{' if next.is_some_and(|n| after[..n].contains(&b'\n')) => Container::Json,
+            b'{' if after[..next.unwrap_or(after.len())].contains(&b'\n') => Container::Json,
             b'{' => Container::JsonLines,
             b'[' if next.is_some_and(|n| after[n] == b'{') => Container::Json,
             _ => Container::Page,

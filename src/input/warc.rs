@@ -412,39 +412,45 @@ pub(super) fn warc_pages(
         match warc_record(&mut stream, max_bytes, &place) {
             Ok(Record::End) => {
                 ended = true;
-                // A file of other records only (a WET file of text already extracted, a WAT
-                // file of metadata) says so rather than ending without a word.
-                if gave || ignored.is_empty() {
-                    return None;
-                }
-                let kinds: Vec<&str> = ignored.iter().map(String::as_str).collect();
-                let wet = ignored.contains("conversion");
-                let hint = if wet {
-                    " (a WET file holds extracted text, no HTML)"
+                // A file of text already extracted (WET: conversion records) or of metadata
+                // (WAT) says so rather than ending without a word; a file of other records
+                // only (revisits of a deduplicated crawl) has no page and no fault.
+                let hint = if ignored.contains("conversion") {
+                    "a WET file holds extracted text, no HTML"
+                } else if ignored.contains("metadata")
+                    && ignored.iter().all(|k| k == "metadata" || k == "warcinfo")
+                {
+                    "a WAT file holds metadata, no HTML"
                 } else {
                     ""
                 };
+                if gave || hint.is_empty() {
+                    return None;
+                }
+                let kinds: Vec<&str> = ignored.iter().map(String::as_str).collect();
                 return Some(Item::new(
                     source.clone(),
-                    Err(Error::Record(format!(
-                        "no response or resource record, only {}{hint}",
+                    Err(Error::NotHtml(format!(
+                        "no response or resource record, only {} ({hint})",
                         kinds.join(", ")
                     ))),
                 ));
             }
             Ok(Record::Other(kind)) => {
-                if ignored.len() < 8 {
+                if ignored.len() < 8 && kind.len() <= 32 {
                     ignored.insert(kind);
                 }
                 continue;
             }
             Ok(Record::Item(item)) => {
                 gave = true;
+                // A record read whole ends the doubt about its member.
+                stream.doubtful = None;
                 return Some(item);
             }
             // The records that the bad one ran into are read again.
             Ok(Record::Bad(item, Some(bytes))) => {
-                stream.doubtful = stream.member_start.get();
+                stream.doubtful = stream.member_start.get().filter(|&at| at == start);
                 stream.replay(bytes);
                 gave = true;
                 return Some(item);
@@ -455,7 +461,7 @@ pub(super) fn warc_pages(
                     Err(e) => Item::new(place, Err(e)),
                     Ok(_) => unreachable!("the records that hold together are matched above"),
                 };
-                stream.doubtful = stream.member_start.get();
+                stream.doubtful = stream.member_start.get().filter(|&at| at == start);
                 // A read error ends the stream, as does its end; but corrupt gzip data is
                 // read past at the next member, and is the next record's failure, unless the
                 // member started with this record: then it is why this one is bad, and this
@@ -503,9 +509,10 @@ struct Replay {
     inner: Box<dyn BufRead + Send>,
     /// Where `inner`'s gzip member being read starts, when it is a stream of them.
     member_start: MemberStart,
-    /// Where the gzip member that held the last bad record starts: the records read after
-    /// it from that member are found in data already seen to be wrong, so they are bad when
-    /// the member fails its checksum.
+    /// Where the gzip member that started with the last bad record starts, until a record is
+    /// read whole: a record read after it from that member is found in data already seen to
+    /// be wrong (damaged data can inflate to a copy of a record), so it is bad when the member
+    /// fails its checksum as it ends.
     doubtful: Option<u64>,
 }
 
@@ -749,7 +756,7 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
     // (`text/dns`) and whois answers (`text/plain`), is read by its own Content-Type, as a
     // resource is.
     let bare = response
-        && !body.starts_with(b"HTTP/")
+        && !body.trim_ascii_start().starts_with(b"HTTP/")
         && content_type.as_deref().is_some_and(|t| {
             !t.trim_start()
                 .get(..16)
@@ -858,7 +865,7 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
         None | Some("gzip" | "x-gzip" | "zstd") => return decompress_with(body, max_bytes, true),
         Some(name) => name,
     };
-    // What the decoder has not read: none when it failed for want of more.
+    // What the decoder has not read: a failure for want of more has read it all.
     let mut rest = body.as_slice();
     let decoder: Box<dyn Read + '_> = match name {
         "br" => Box::new(brotli_decompressor::Decompressor::new(&mut rest, 1 << 14)),
@@ -890,22 +897,29 @@ fn decode_content(body: Vec<u8>, encoding: Option<String>, max_bytes: u64) -> Re
         )),
         Ok(_) => Ok(out),
         Err(_) if body.trim_ascii_start().starts_with(b"<") => Ok(body),
-        Err(_) if rest.is_empty() && !out.is_empty() => Ok(out),
+        // Cut short, not corrupt: the decoder read all there was and asked for more.
+        Err(e)
+            if e.kind() == std::io::ErrorKind::UnexpectedEof
+                && rest.is_empty()
+                && !out.is_empty() =>
+        {
+            Ok(out)
+        }
         Err(e) => Err(Error::Record(format!("bad {name} data: {e}"))),
     }
 }
 
-/// The page in a WARC response record: the body of its HTTP message, de-chunked when its
-/// headers say `Transfer-Encoding: chunked`, with its `Content-Encoding` named for
-/// [`decode_content`], after any interim (1xx) responses. An error, saying why, for a record
-/// that holds no page: no content (204, 205), a redirect, an error page (the server's, not the
-/// address's) or a content type other than HTML (`text/html`, `application/xhtml+xml`; a
-/// record without one is read as a page). A record whose HTTP message cannot be parsed gives
-/// what follows its first blank line, or all of it.
 /// Most header lines of an HTTP head that [`http_payload`] reads; the head of a record with
 /// more is passed over as unreadable, and its body read as it is.
 const MAX_HTTP_HEADERS: usize = 4096;
 
+/// The page in a WARC response record: the body of its HTTP message, de-chunked when its
+/// headers say `Transfer-Encoding: chunked`, with its `Content-Encoding` named for
+/// [`decode_codings`], after any interim (1xx) responses. An error, saying why, for a record
+/// that holds no page: no content (204, 205), a redirect, an error page (the server's, not the
+/// address's) or a content type other than HTML (`text/html`, `application/xhtml+xml`; a
+/// record without one is read as a page). A record whose HTTP message cannot be parsed gives
+/// what follows its first blank line, or all of it.
 fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
     let record = after_interim_responses(record);
     let mut headers = [httparse::EMPTY_HEADER; 128];
@@ -1013,10 +1027,15 @@ fn after_interim_responses(mut record: &[u8]) -> &[u8] {
     }
 }
 
-/// The data of a chunked HTTP body; `None` when its chunk sizes do not fit the bytes.
+/// The data of a chunked HTTP body, up to where it was cut short if it was; `None` when it
+/// does not read as chunks (a body stored already joined under its original header).
 fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(body.len());
     loop {
+        // A body cut short between chunks (a record truncated) holds the chunks before.
+        if body.is_empty() && !out.is_empty() {
+            return Some(out);
+        }
         let httparse::Status::Complete((at, size)) = httparse::parse_chunk_size(body).ok()? else {
             return None;
         };
@@ -1024,7 +1043,11 @@ fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
         if size == 0 {
             return Some(out);
         }
-        let data = body.get(at..at.checked_add(size)?)?;
+        // Or inside a chunk: its data runs to the end.
+        let Some(data) = body.get(at..at.saturating_add(size)) else {
+            out.extend_from_slice(&body[at..]);
+            return Some(out);
+        };
         out.extend_from_slice(data);
         body = body.get(at + size..)?;
         body = body.strip_prefix(b"\r\n").unwrap_or(body);

@@ -846,7 +846,7 @@ fn warc_records_without_a_page_are_passed_over_and_chunked_bodies_joined() {
         head.len(),
         tail.len()
     );
-    // Chunk sizes that do not fit the bytes: the body is kept as it came.
+    // A chunk size larger than the bytes left: the chunk was cut short.
     let broken = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfff\r\n<p>short</p>";
     let parts = [
         record(
@@ -931,7 +931,8 @@ fn warc_records_without_a_page_are_passed_over_and_chunked_bodies_joined() {
     );
     let page = |i: usize| String::from_utf8(got[i].bytes.as_ref().unwrap().clone()).unwrap();
     assert_eq!(page(0), ARTICLE);
-    assert_eq!(page(1), "fff\r\n<p>short</p>");
+    // A chunk whose data runs to the end was cut short: what it holds is the page.
+    assert_eq!(page(1), "<p>short</p>");
     for item in &got[2..] {
         assert_eq!(
             item.bytes.as_deref().unwrap(),
@@ -1052,8 +1053,14 @@ fn warc_bodies_in_brotli_deflate_or_zstd_and_pages_in_resource_records() {
     for item in got[..5].iter().chain(&got[9..10]) {
         assert_eq!(item.bytes.as_deref().unwrap(), page, "{}", item.source);
     }
-    // A body cut short gives the page as far as it decodes, as a plain body cut short does.
-    for item in [&got[5], &got[10], &got[11]] {
+    // A body cut short gives the page as far as it decodes, as a plain body cut short does;
+    // brotli does not tell a cut from damage, so a cut brotli body is a failure.
+    assert!(
+        error_of(&got[5]).starts_with("bad br data"),
+        "{}",
+        error_of(&got[5])
+    );
+    for item in [&got[10], &got[11]] {
         let part = item.bytes.as_deref().unwrap();
         assert!(
             !part.is_empty() && part.len() < page.len() && page.starts_with(part),
@@ -1323,10 +1330,24 @@ fn binary_bodies_sent_as_html_hold_no_page() {
         .iter()
         .all(|i| matches!(i.bytes, Err(Error::NoPage(_)))));
     assert_eq!(last_parts(&got[3..]), [("1", true)]);
+    // A page compressed twice is still a page (the extractor unpacks gzip), not one passed
+    // over.
+    let twice = gzip(&gzip(ARTICLE.as_bytes()));
+    let mut http = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n".to_vec();
+    http.extend_from_slice(&twice);
+    std::fs::write(
+        &path,
+        warc_record("response", "https://a.example/2", &http, None),
+    )
+    .unwrap();
+    let got = items(&path, 1 << 20);
+    let page = extract(got[0].bytes.as_deref().unwrap()).unwrap();
+    assert!(page.text.contains("The town council met"), "{}", page.text);
 }
 
-/// A WARC file of other records only, as a WET file (text already extracted) or a WAT file
-/// (metadata) is, is one failure that says what it holds, not an input that ends silently.
+/// A WARC file of text already extracted (WET) or of metadata (WAT) is one failure that says
+/// what it holds, not an input that ends silently; one of revisits or requests only has no
+/// page and no fault.
 #[test]
 fn a_warc_file_without_responses_says_what_it_holds() {
     let dir = tempfile::tempdir().unwrap();
@@ -1342,10 +1363,30 @@ fn a_warc_file_without_responses_says_what_it_holds() {
     assert_eq!(got[0].source, path.display().to_string());
     assert_eq!(
         error_of(&got[0]),
-        "no response or resource record, only conversion, warcinfo (a WET file holds \
-         extracted text, no HTML)"
+        "not an HTML page: no response or resource record, only conversion, warcinfo (a WET \
+         file holds extracted text, no HTML)"
     );
-    let path = dir.path().join("requests.warc");
+    let wat = [
+        warc_record("warcinfo", "", b"software: x", None),
+        warc_record(
+            "metadata",
+            "https://a.example/1",
+            b"{\"Envelope\": {}}",
+            None,
+        ),
+    ];
+    let path = dir.path().join("cc.warc.wat");
+    std::fs::write(&path, wat.concat()).unwrap();
+    assert_eq!(
+        items(&path, 1 << 20)
+            .iter()
+            .map(error_of)
+            .collect::<Vec<_>>(),
+        [
+            "not an HTML page: no response or resource record, only metadata, warcinfo (a WAT \
+          file holds metadata, no HTML)"
+        ]
+    );
     let requests = [
         warc_record(
             "request",
@@ -1353,17 +1394,20 @@ fn a_warc_file_without_responses_says_what_it_holds() {
             b"GET / HTTP/1.1\r\n\r\n",
             None,
         ),
+        warc_record(
+            "revisit",
+            "https://a.example/1",
+            b"HTTP/1.1 200 OK\r\n\r\n",
+            None,
+        ),
         warc_record("metadata", "https://a.example/1", b"outlinks: none", None),
     ];
+    let path = dir.path().join("requests.warc");
     std::fs::write(&path, requests.concat()).unwrap();
-    let got = items(&path, 1 << 20);
-    assert_eq!(
-        got.iter().map(error_of).collect::<Vec<_>>(),
-        ["no response or resource record, only metadata, request"]
-    );
+    assert!(items(&path, 1 << 20).is_empty());
     // Beside a response, they are passed over without a word.
     let path = dir.path().join("crawl.warc");
-    std::fs::write(&path, [requests.concat(), article_record(1)].concat()).unwrap();
+    std::fs::write(&path, [wet.concat(), article_record(1)].concat()).unwrap();
     assert_eq!(last_parts(&items(&path, 1 << 20)), [("1", true)]);
 }
 
@@ -1397,6 +1441,27 @@ fn two_damaged_gzip_members_side_by_side_give_no_page() {
             assert!(failed >= 2, "byte {at}/10, bit {bit:#x}: {failed} failed");
         }
     }
+    // Gzipped whole, with a record whose length is wrong and a checksum that fails at the
+    // end: the records after the bad one are kept, and the checksum reported after them.
+    let mut records: Vec<Vec<u8>> = (0..n).map(article_record).collect();
+    let body = http(ARTICLE);
+    records[1] = warc_record(
+        "response",
+        "https://a.example/1",
+        &body,
+        Some(body.len() as u64 + 7),
+    );
+    let mut whole = gzip(&records.concat());
+    let crc = whole.len() - 8;
+    whole[crc] ^= 1;
+    std::fs::write(&path, whole).unwrap();
+    let got = items(&path, 1 << 20);
+    let read: Vec<&str> = last_parts(&got)
+        .into_iter()
+        .filter_map(|(part, ok)| ok.then_some(part))
+        .collect();
+    assert_eq!(read, ["0", "2", "3", "4"]);
+    assert!(error_of(got.last().unwrap()).starts_with("bad gzip data"));
 }
 
 /// A gzip member of more than a mebibyte, cut short: the next member, which the decoder ran
