@@ -1566,8 +1566,8 @@ struct Pending {
     inline_tags: u32,
     /// Whitespace was seen since the last word.
     space: bool,
-    /// Edges of [`Kind::Inline`] elements passed since the last text (up to 255): a word that
-    /// follows a word across them is a new word ([`apart_at_edge`]).
+    /// Edges of [`Kind::Inline`] elements passed since the last text: [`OPENED`], [`CLOSED`]
+    /// or both. A word that follows a word across them is a new word ([`apart_at_edge`]).
     edges: u8,
     /// `text` holds a letter or digit: the block will be kept when flushed.
     has_word: bool,
@@ -1852,7 +1852,7 @@ impl Segmenter {
             Kind::Block => self.block_stack.push(index),
             _ => {
                 if kind == Kind::Inline {
-                    self.pending.edges = self.pending.edges.saturating_add(1);
+                    self.pending.edges |= OPENED;
                 }
                 self.pending.inline_tags += 1;
                 if name == "a" {
@@ -1913,7 +1913,7 @@ impl Segmenter {
             Kind::Line => self.end_code_line(),
             _ => {
                 if kind == Kind::Inline {
-                    self.pending.edges = self.pending.edges.saturating_add(1);
+                    self.pending.edges |= CLOSED;
                 }
                 if *local == local_name!("a") {
                     self.anchor_depth = self.anchor_depth.saturating_sub(1);
@@ -2088,6 +2088,11 @@ fn push_collapsed_unicode(buf: &mut String, s: &str, space: &mut bool) -> usize 
     first.unwrap_or(buf.len())
 }
 
+/// An inline element's start was passed ([`Pending::edges`]).
+const OPENED: u8 = 1;
+/// An inline element's end was passed ([`Pending::edges`]).
+const CLOSED: u8 = 2;
+
 /// Whether the text that follows an inline element's edge, `after`, starts a word of its own
 /// after a block's text so far, `before`: style sheets lay such elements out apart (chart
 /// labels `1990</span><span>1991`, menus `Home</a><a>News`, `X (Twitter)</a><a>Dribbble`, a
@@ -2107,14 +2112,16 @@ fn apart_at_edge(before: &str, after: &str, code: bool, edges: u8) -> bool {
         return false;
     };
     if b.is_alphanumeric() && a.is_alphanumeric() {
-        // One edge, the text on one side of it not in an element of its own, and a word of
-        // letters going on in lower case: one word (`iPhone</a>s`, `develop</span>ers`; but a
-        // lone capital, as of an index, stays apart).
+        // Edges only opened or only closed, the text on one side not in an element of its
+        // own, and a word of letters going on in lower case: one word (`iPhone</a>s`,
+        // `develop</span>ers`, `iPhone</span></a>s`; but a lone capital, as of an index, stays
+        // apart). Between two elements (`</a><a>`), two words.
+        let one_sided = edges != OPENED | CLOSED;
         let word_before = || before.chars().nth_back(1).is_some_and(char::is_alphabetic);
-        if edges == 1 && b.is_alphabetic() && a.is_lowercase() && word_before() {
+        if one_sided && b.is_alphabetic() && a.is_lowercase() && word_before() {
             return false;
         }
-        return !(drop_cap(before, after) || edges == 1 && runs_on(b) && runs_on(a));
+        return !(drop_cap(before, after) || one_sided && runs_on(b) && runs_on(a));
     }
     if code {
         return false;
@@ -2581,6 +2588,10 @@ mod tests {
         assert_eq!(
             texts("<div><span>Mac</span><span>book</span></div>"),
             ["Mac book"]
+        );
+        assert_eq!(
+            texts("<p><a href=/i><span>iPhone</span></a>s and <a>new<b>ly</b></a><span><i>ish</i></span></p>"),
+            ["iPhones and newly ish"]
         );
         // Scripts written without spaces, and Korean particles, run on across an edge.
         assert_eq!(
