@@ -206,9 +206,7 @@ impl MemberStart {
     /// Whether a gzip member starts at `at` unpacked bytes, when the bytes read are those of
     /// the member that starts last (a reader reads no further than it needs).
     pub(crate) fn is(&self, at: u64) -> bool {
-        self.0
-            .as_ref()
-            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed) == at)
+        self.get() == Some(at)
     }
 
     /// Where the member being read starts, when the stream is one of gzip members.

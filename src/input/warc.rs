@@ -398,8 +398,8 @@ pub(super) fn warc_pages(
     let mut n = 0usize;
     // The stream ended or failed.
     let mut ended = false;
-    // An item was given; the types of the records passed over without one (a few).
-    let mut gave = false;
+    // Records passed over without an item, and the types of a few of them.
+    let mut others = 0usize;
     let mut ignored = std::collections::BTreeSet::new();
     std::iter::from_fn(move || loop {
         if ended {
@@ -424,7 +424,8 @@ pub(super) fn warc_pages(
                 } else {
                     ""
                 };
-                if gave || hint.is_empty() {
+                // Every record read before the end (`n - 1`) was passed over.
+                if others + 1 < n || hint.is_empty() {
                     return None;
                 }
                 let kinds: Vec<&str> = ignored.iter().map(String::as_str).collect();
@@ -437,22 +438,21 @@ pub(super) fn warc_pages(
                 ));
             }
             Ok(Record::Other(kind)) => {
+                others += 1;
                 if ignored.len() < 8 && kind.len() <= 32 {
                     ignored.insert(kind);
                 }
                 continue;
             }
             Ok(Record::Item(item)) => {
-                gave = true;
                 // A record read whole ends the doubt about its member.
                 stream.doubtful = None;
                 return Some(item);
             }
             // The records that the bad one ran into are read again.
             Ok(Record::Bad(item, Some(bytes))) => {
-                stream.doubtful = stream.member_start.get().filter(|&at| at == start);
+                stream.bad_record(start);
                 stream.replay(bytes);
-                gave = true;
                 return Some(item);
             }
             bad => {
@@ -461,7 +461,7 @@ pub(super) fn warc_pages(
                     Err(e) => Item::new(place, Err(e)),
                     Ok(_) => unreachable!("the records that hold together are matched above"),
                 };
-                stream.doubtful = stream.member_start.get().filter(|&at| at == start);
+                stream.bad_record(start);
                 // A read error ends the stream, as does its end; but corrupt gzip data is
                 // read past at the next member, and is the next record's failure, unless the
                 // member started with this record: then it is why this one is bad, and this
@@ -486,7 +486,6 @@ pub(super) fn warc_pages(
                     Err(e) if super::compressed::is_bad_gzip(&e) => stream.failed = Some(e),
                     Ok(None) | Err(_) => ended = true,
                 }
-                gave = true;
                 return Some(item);
             }
         }
@@ -533,9 +532,10 @@ impl Replay {
         self.at = 0;
     }
 
-    /// Where the next byte to read stands in `inner`, unless it is one read again.
-    fn position(&self) -> Option<u64> {
-        (self.at >= self.bytes.len()).then_some(self.consumed)
+    /// A record that started at `start` was bad: when it started its gzip member, the
+    /// records read after it from that member are in doubt ([`Replay::doubtful`]).
+    fn bad_record(&mut self, start: u64) {
+        self.doubtful = self.member_start.get().filter(|&at| at == start);
     }
 
     /// Where the next byte to read was read from `inner`: bytes read again were read from it
@@ -546,7 +546,7 @@ impl Replay {
 
     /// Whether the next byte to read is the first of a gzip member (none when reading again).
     fn at_member_start(&self) -> bool {
-        self.position().is_some_and(|at| self.member_start.is(at))
+        self.at >= self.bytes.len() && self.member_start.is(self.consumed)
     }
 
     /// What the stream holds before its end, when its end has been read.

@@ -1,6 +1,7 @@
 //! The `textsift` binary end to end: `blocks` output, inputs (files, gzip, directories, standard
 //! input), bad pages in a batch, exit codes, thread-count independence and `features`.
 
+use crate::gzip;
 use flate2::write::GzEncoder;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use std::io::Write;
@@ -39,12 +40,6 @@ fn stderr(o: &Output) -> String {
 
 fn path_str(p: &Path) -> &str {
     p.to_str().expect("temporary paths are UTF-8")
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
 }
 
 /// A JSON object with its keys in the order they were written.

@@ -2,6 +2,7 @@
 //! per-page error or a (possibly empty) extraction. The inputs are generated here; none is
 //! stored in the repository.
 
+use crate::gzip;
 use std::io::Write;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -46,12 +47,6 @@ fn all_text(e: &Extraction) -> String {
         .map(|b| b.text.as_str())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
 }
 
 const ARTICLE: &str = "<html><head><title>Bridge news</title></head><body>\
@@ -780,6 +775,14 @@ fn last_parts(got: &[Item]) -> Vec<(&str, bool)> {
         .collect()
 }
 
+/// The last parts of the sources of the items whose page was read.
+fn read_parts(got: &[Item]) -> Vec<&str> {
+    last_parts(got)
+        .into_iter()
+        .filter_map(|(part, ok)| ok.then_some(part))
+        .collect()
+}
+
 /// A response record of [`ARTICLE`] for `https://a.example/{i}`.
 fn article_record(i: usize) -> Vec<u8> {
     warc_record(
@@ -1172,10 +1175,7 @@ fn a_corrupt_or_cut_gzip_member_or_record_loses_only_its_own_record() {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
         let got = items(&path, 1 << 20);
-        let read: Vec<&str> = last_parts(&got)
-            .into_iter()
-            .filter_map(|(part, ok)| ok.then_some(part))
-            .collect();
+        let read = read_parts(&got);
         let want: Vec<String> = (0..n)
             .filter(|&i| i != lost)
             .map(|i| i.to_string())
@@ -1432,10 +1432,7 @@ fn two_damaged_gzip_members_side_by_side_give_no_page() {
             }
             std::fs::write(&path, damaged.concat()).unwrap();
             let got = items(&path, 1 << 20);
-            let read: Vec<&str> = last_parts(&got)
-                .into_iter()
-                .filter_map(|(part, ok)| ok.then_some(part))
-                .collect();
+            let read = read_parts(&got);
             assert_eq!(read, ["0", "1", "4"], "byte {at}/10, bit {bit:#x}");
             let failed = got.iter().filter(|i| i.bytes.is_err()).count();
             assert!(failed >= 2, "byte {at}/10, bit {bit:#x}: {failed} failed");
@@ -1456,10 +1453,7 @@ fn two_damaged_gzip_members_side_by_side_give_no_page() {
     whole[crc] ^= 1;
     std::fs::write(&path, whole).unwrap();
     let got = items(&path, 1 << 20);
-    let read: Vec<&str> = last_parts(&got)
-        .into_iter()
-        .filter_map(|(part, ok)| ok.then_some(part))
-        .collect();
+    let read = read_parts(&got);
     assert_eq!(read, ["0", "2", "3", "4"]);
     assert!(error_of(got.last().unwrap()).starts_with("bad gzip data"));
 }

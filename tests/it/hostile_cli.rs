@@ -2,16 +2,10 @@
 //! hostile input finishes, prints one error line per bad page naming its source, outputs every
 //! good page, exits with 1 (some pages failed), and stays under 500 MB of memory.
 
+use crate::gzip;
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::Path;
 use std::process::Command;
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
 
 fn article(n: usize) -> String {
     format!(

@@ -10,6 +10,14 @@ mod hostile_cli;
 mod model_files;
 mod training;
 
+/// `data` as one gzip member.
+pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
 /// Reproducible noise bytes (splitmix64), for binary and broken inputs.
 pub(crate) fn noise(seed: u64, len: usize) -> Vec<u8> {
     let mut s = seed;
