@@ -1458,6 +1458,22 @@ pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
 /// desktop is taken as the `xl` width (1200 to 1280 pixels and up). Classes that hide overflow
 /// (`overflow-hidden`) or hide at one width only (Bootstrap 3's `hidden-xs`) do not hide. Text
 /// for screen readers only (`sr-only`, `screen-reader-text`) is in the vocabulary.
+/// Whether an element holds the line numbers that highlighters print beside code (Pygments,
+/// Rouge, Hexo, Chroma): a reader copying the code leaves them out, and as text they are a run
+/// of numbers in the page's words. Read only in `<pre>` and on a table's cell or a `<pre>`,
+/// where these classes sit; `gutter` elsewhere is a grid's spacing around content.
+fn numbers_lines(attrs: &[Attribute], tag: &str) -> bool {
+    attribute(attrs, local_name!("class")).is_some_and(|class| {
+        class.split_ascii_whitespace().any(|c| match c {
+            "linenos" | "linenodiv" | "lineno" | "rouge-gutter" | "lnt" | "ln" | "line-number" => {
+                true
+            }
+            "gutter" => tag == "td",
+            _ => false,
+        })
+    })
+}
+
 fn class_hides(value: &str) -> bool {
     const HIDING: [&str; 9] = [
         "hidden",
@@ -1594,6 +1610,8 @@ struct Segmenter {
     skip_depth: u32,
     /// Open `<pre>` and `<listing>` elements.
     pre_depth: u32,
+    /// Open `<q>` elements, whose depth picks the quotation marks.
+    q_depth: u32,
     /// Open `<code>`, `<kbd>`, `<samp>` and `<tt>` elements: code outside `<pre>`, where
     /// punctuation at an inline element's edge joins as in `<pre>` ([`apart_at_edge`]).
     code_depth: u32,
@@ -1761,6 +1779,10 @@ impl Segmenter {
             self.skip_depth += 1;
             return descend;
         }
+        if (self.pre_depth > 0 || matches!(name, "td" | "pre")) && numbers_lines(attrs, name) {
+            self.skip_depth += 1;
+            return false;
+        }
         let parent = self.stack.last().map(|&(i, _)| i);
         let (parent_flags, parent_vocab, depth) = match parent {
             Some(p) => {
@@ -1855,6 +1877,11 @@ impl Segmenter {
                     self.pending.edges |= OPENED;
                 }
                 self.pending.inline_tags += 1;
+                if *local == local_name!("q") {
+                    // Browsers put quotation marks around `<q>`, single ones inside double.
+                    self.q_depth += 1;
+                    self.text(if self.q_depth % 2 == 1 { "“" } else { "‘" });
+                }
                 if name == "a" {
                     self.anchor_depth += 1;
                     if self.limits.links {
@@ -1912,6 +1939,10 @@ impl Segmenter {
             }
             Kind::Line => self.end_code_line(),
             _ => {
+                if *local == local_name!("q") && self.q_depth > 0 {
+                    self.text(if self.q_depth % 2 == 1 { "”" } else { "’" });
+                    self.q_depth -= 1;
+                }
                 if kind == Kind::Inline {
                     self.pending.edges |= CLOSED;
                 }
@@ -2404,6 +2435,7 @@ fn segment_dom(
         link_count: 0,
         skip_depth: 0,
         pre_depth: 0,
+        q_depth: 0,
         code_depth: 0,
         in_title: false,
         title_done: false,
@@ -2566,6 +2598,17 @@ mod tests {
             ["One bold and a link, end."]
         );
         assert_eq!(texts("<p>foo<b>bar</b> baz</p>"), ["foobar baz"]);
+    }
+
+    #[test]
+    fn quotations_get_the_marks_a_browser_shows() {
+        assert_eq!(
+            texts("<p>She said <q>take <q>this</q> one</q>, and left.</p><p><q></q>x</p>"),
+            ["She said “take ‘this’ one”, and left.", "“”x"]
+        );
+        // The marks are punctuation: the words on either side of them stay apart or joined as
+        // the markup has them.
+        assert_eq!(texts("<p>a<q>b</q>c</p>"), ["a“b”c"]);
     }
 
     #[test]
@@ -2771,6 +2814,57 @@ mod tests {
                 ("Copied!", None),
             ],
             "the collapsed text is the one features read; the layout has the same words"
+        );
+    }
+
+    #[test]
+    fn line_numbers_beside_code_are_left_out() {
+        let got = |html: &str| -> Vec<(String, Option<String>)> {
+            let page = segment(html, SegmentLimits::default()).unwrap();
+            page.blocks
+                .into_iter()
+                .map(|b| (b.text, b.preformatted))
+                .collect()
+        };
+        let code = |text: &str, layout: &str| vec![(text.to_string(), Some(layout.to_string()))];
+        // Pygments' table: the numbers in a cell of their own, in a `<pre>` of their own.
+        assert_eq!(
+            got(
+                "<table class=highlighttable><tr><td class=linenos><div class=linenodiv>\
+                 <pre>1\n2</pre></div></td><td class=code><div class=highlight>\
+                 <pre>x = 1\ny = 2</pre></div></td></tr></table>"
+            ),
+            code("x = 1 y = 2", "x = 1\ny = 2")
+        );
+        // Pygments inline, and Chroma (Hugo) inline: a number in each line of the code.
+        assert_eq!(
+            got("<pre><span class=linenos>1</span>x = 1\n<span class=\"linenos special\">2</span>y = 2</pre>"),
+            code("x = 1 y = 2", "x = 1\ny = 2")
+        );
+        assert_eq!(
+            got("<pre><code><span class=line><span class=ln>1</span><span class=cl>x = 1\n</span></span>\
+                 <span class=line><span class=ln>2</span><span class=cl>y = 2</span></span></code></pre>"),
+            code("x = 1 y = 2", "x = 1\ny = 2")
+        );
+        // Rouge (Jekyll) and Hexo: the numbers in the table's first cell.
+        assert_eq!(
+            got("<table class=rouge-table><tr><td class=\"rouge-gutter gl\"><pre class=lineno>1\n2</pre></td>\
+                 <td class=rouge-code><pre>x = 1\ny = 2</pre></td></tr></table>"),
+            code("x = 1 y = 2", "x = 1\ny = 2")
+        );
+        assert_eq!(
+            got("<figure class=highlight><table><tr><td class=gutter><pre><span class=line>1</span><br>\
+                 <span class=line>2</span></pre></td><td class=code><pre><span class=line>x = 1</span><br>\
+                 <span class=line>y = 2</span></pre></td></tr></table></figure>"),
+            code("x = 1 y = 2", "x = 1\ny = 2")
+        );
+        // A grid's `gutter` holds content, and so does a number outside code.
+        assert_eq!(
+            got("<div class=gutter><p>Kept text</p></div><p><span class=ln>7</span> items</p>"),
+            [
+                ("Kept text".to_string(), None),
+                ("7 items".to_string(), None)
+            ]
         );
     }
 
