@@ -19,6 +19,7 @@ use crate::features::{FeatureMatrix, N_FEATURES};
 use crate::output::{BlockRecord, Label};
 use crate::SegmentLimits;
 use rayon::prelude::*;
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -206,14 +207,36 @@ fn non_empty_lines(path: &Path) -> Result<Vec<(usize, String)>> {
         error: source,
     };
     let mut lines = Vec::new();
-    for (n, line) in crate::input::open_unpacked(path)?.lines().enumerate() {
-        let mut line = line.map_err(|e| crate::input::stream_error(e, io))?;
+    let mut reader = crate::input::open_unpacked(path)?;
+    let mut buf = Vec::new();
+    for n in 1.. {
+        buf.clear();
+        let read = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| crate::input::stream_error(e, io))?;
+        if read == 0 {
+            break;
+        }
+        // As `BufRead::lines`, but a line that is not UTF-8 is named.
+        if buf.ends_with(b"\n") {
+            buf.pop();
+            if buf.ends_with(b"\r") {
+                buf.pop();
+            }
+        }
+        let mut line = String::from_utf8(std::mem::take(&mut buf)).map_err(|e| {
+            Error::Annotation(format!(
+                "{}:{n}: not UTF-8 text (byte {} of the line), as JSON Lines must be",
+                path.display(),
+                e.utf8_error().valid_up_to() + 1
+            ))
+        })?;
         // A byte-order mark before the first record, as some editors save one.
-        if n == 0 && line.starts_with('\u{feff}') {
+        if n == 1 && line.starts_with('\u{feff}') {
             line.drain(..'\u{feff}'.len_utf8());
         }
         if !line.trim().is_empty() {
-            lines.push((n + 1, line));
+            lines.push((n, line));
         }
     }
     Ok(lines)
@@ -587,6 +610,19 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
                 rec.source
             )));
         };
+        // Written for every block, `[]` when it has none: a record without it (a field cut to
+        // make a file easier to edit) would train a model that learns no class/id tokens.
+        // (Outside a key, a string's quotes are escaped: `"classes"` is the key.)
+        if !line.contains("\"classes\"") {
+            return Err(Error::Annotation(format!(
+                "{}:{n}: block {} of {} has no `classes` (the class and id values of its \
+                 elements, which the model learns from; keep the field as `textsift blocks` \
+                 wrote it)",
+                path.display(),
+                rec.index,
+                rec.source
+            )));
+        }
         if rec.schema.as_deref() != Some(schema.as_str()) {
             // Under the same names, features of another schema may be defined otherwise: a
             // model trained on them would misread every page.
@@ -655,33 +691,66 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
 pub struct EarlierLabels {
     /// Per page (source and WARC record id), its blocks' texts and labels in order.
     pages: std::collections::HashMap<PageKey, Vec<(String, Option<Label>)>>,
+    /// Pages whose blocks the file holds twice or more (two runs put together, a copy of a
+    /// page corrected and appended): the last copy's labels stand.
+    pub repeated: usize,
 }
 
 /// A page of block records: its source and, for a page of a WARC file, its record id.
 type PageKey = (String, Option<String>);
 
-/// What [`EarlierLabels`] reads of a record.
+/// What [`EarlierLabels`] reads of a record. The other fields of a block record, whatever
+/// their schema, are named too, so that a misspelt field (`lable`) or a record of another
+/// kind (extract's) is refused rather than read as a block without a label.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct LabelOnly {
     source: String,
     #[serde(default)]
     warc_record_id: Option<String>,
+    index: usize,
     text: String,
     #[serde(default)]
     label: Option<Label>,
+    #[serde(default, rename = "warc_date")]
+    _warc_date: IgnoredAny,
+    #[serde(default, rename = "url")]
+    _url: IgnoredAny,
+    #[serde(default, rename = "group")]
+    _group: IgnoredAny,
+    #[serde(default, rename = "score")]
+    _score: IgnoredAny,
+    #[serde(default, rename = "tag")]
+    _tag: IgnoredAny,
+    #[serde(default, rename = "schema")]
+    _schema: IgnoredAny,
+    #[serde(default, rename = "features")]
+    _features: IgnoredAny,
+    #[serde(default, rename = "classes")]
+    _classes: IgnoredAny,
 }
 
 impl EarlierLabels {
     /// Read the records of a `textsift blocks` file.
     pub fn load(path: &Path) -> Result<EarlierLabels> {
         let mut out = EarlierLabels::default();
+        // The index of each page's block read last: a block whose index is not past it starts
+        // another copy of the page, which replaces the one read before.
+        // (And whether the page was seen twice already.)
+        let mut last_index: std::collections::HashMap<PageKey, (usize, bool)> = Default::default();
         for (n, line) in non_empty_lines(path)? {
             let rec: LabelOnly =
                 serde_json::from_str(&line).map_err(|e| line_error(path, n, &e))?;
-            out.pages
-                .entry((rec.source, rec.warc_record_id))
-                .or_default()
-                .push((rec.text, rec.label));
+            let key = (rec.source, rec.warc_record_id);
+            let blocks = out.pages.entry(key.clone()).or_default();
+            let (last, repeated) = last_index.entry(key).or_insert((rec.index, false));
+            if !blocks.is_empty() && rec.index <= *last {
+                blocks.clear();
+                out.repeated += usize::from(!*repeated);
+                *repeated = true;
+            }
+            *last = rec.index;
+            blocks.push((rec.text, rec.label));
         }
         Ok(out)
     }

@@ -218,8 +218,8 @@ impl BoostParams {
         if !(self.feature_fraction > 0.0 && self.feature_fraction <= 1.0) {
             return bad("model.feature_fraction: must be in (0, 1]");
         }
-        if self.rows_per_tree < 2 {
-            return bad("model.rows_per_tree: must be at least 2");
+        if !(2..=crate::forest::MAX_ROWS_PER_TREE).contains(&self.rows_per_tree) {
+            return bad("model.rows_per_tree: must be 2 to 10000000");
         }
         if !(self.learning_rate > 0.0 && self.learning_rate <= 1.0) {
             return bad("model.learning_rate: must be in (0, 1]");

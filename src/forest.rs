@@ -83,6 +83,10 @@ impl Default for ForestParams {
 /// (extra zeros), which would run for days or fail to allocate.
 pub const MAX_TREES: usize = 100_000;
 
+/// Most rows drawn for a tree: every tree holds its draw in memory, so a slip of extra zeros
+/// would exhaust it; ten million is far beyond any corpus's useful sample.
+pub const MAX_ROWS_PER_TREE: usize = 10_000_000;
+
 impl ForestParams {
     /// Check every parameter, naming the bad one.
     pub fn validate(&self) -> Result<(), ForestError> {
@@ -99,8 +103,8 @@ impl ForestParams {
         if !(self.feature_fraction > 0.0 && self.feature_fraction <= 1.0) {
             return bad("model.feature_fraction: must be in (0, 1]");
         }
-        if self.rows_per_tree == 0 {
-            return bad("model.rows_per_tree: must be at least 1");
+        if !(1..=MAX_ROWS_PER_TREE).contains(&self.rows_per_tree) {
+            return bad("model.rows_per_tree: must be 1 to 10000000");
         }
 
         Ok(())

@@ -108,7 +108,7 @@ struct TrainArgs {
     /// Share of features per tree.
     #[arg(long)]
     feature_fraction: Option<f64>,
-    /// Rows sampled per tree.
+    /// Rows sampled per tree (at most 10000000).
     #[arg(long)]
     rows_per_tree: Option<usize>,
     /// Sample both classes equally.
@@ -141,7 +141,7 @@ struct TrainArgs {
     #[arg(long, conflicts_with_all = ["report", "out"])]
     cv_only: bool,
     /// Write the out-of-fold block scores as JSON Lines here (one page a line: id, page_type,
-    /// fold, texts, labels, scores), for studies of decoders and thresholds.
+    /// fold (numbered from 1), texts, labels, scores), for studies of decoders and thresholds.
     #[arg(long)]
     oof: Option<PathBuf>,
     /// Worker threads (0: all cores).
@@ -1291,6 +1291,16 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
+    if let (Some(earlier), Some(path)) = (&earlier, &args.labels) {
+        if earlier.repeated > 0 {
+            report!(
+                "textsift: note: {} {} twice or more in {}: the last copy's labels are used",
+                counted(earlier.repeated, "page"),
+                if earlier.repeated == 1 { "is" } else { "are" },
+                path.display()
+            );
+        }
+    }
     let (carried, unlabeled) = (AtomicUsize::new(0), AtomicUsize::new(0));
     // Pages that the earlier file does not hold under their source as given now.
     let unknown = AtomicUsize::new(0);
@@ -1624,7 +1634,8 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
         pages.extend(ok);
     }
     if pages.is_empty() {
-        anyhow::bail!("no annotated pages could be read");
+        let named: Vec<String> = data.iter().map(|d| d.display().to_string()).collect();
+        anyhow::bail!("no annotated pages could be read from {}", named.join(", "));
     }
     // A page given twice (by two sources, or block records of one page apart) weighs double,
     // and may be in both train and test. Pages of other sites that happen to share an id (a
@@ -1861,7 +1872,8 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             let mut out = BufWriter::new(std::fs::File::create(path).map_err(cannot_write(path))?);
             for (i, p) in pages.iter().enumerate() {
                 let rec = serde_json::json!({
-                    "id": p.id, "page_type": p.page_type, "fold": cv.fold_of[i],
+                    // Numbered from 1, as the report and the progress lines count folds.
+                    "id": p.id, "page_type": p.page_type, "fold": cv.fold_of[i] + 1,
                     "texts": p.texts, "labels": p.labels, "scores": cv.scores[i],
                 });
                 writeln!(out, "{rec}").map_err(cannot_write(path))?;
@@ -2052,7 +2064,7 @@ fn model_info(path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
                 return Err(e);
             };
             let decoding = info.decoding.unwrap_or(textsift::Decoding::WITHOUT_CV);
-            let kind = format!("{:?} (stale: not usable by this textsift)", info.kind);
+            let kind = format!("{} (stale: not usable by this textsift)", info.kind);
             emit(&info_text(&info, &kind, &decoding))?;
             report!("textsift: {e:#}");
             return Ok(ExitCode::FAILURE);

@@ -790,12 +790,20 @@ pub fn train_final(
 /// rebuild can reproduce a model file byte for byte. A value that is not a Unix time in
 /// seconds is refused, rather than today's date written where a fixed one was asked for.
 pub fn today() -> Result<String> {
+    // The last second of 9999-12-31: the date is written with four digits of year.
+    const LAST: i64 = 253_402_300_799;
     let secs = match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(s) if !s.trim().is_empty() => s.trim().parse::<i64>().map_err(|_| {
-            Error::Config(format!(
-                "SOURCE_DATE_EPOCH must be a Unix time in seconds, not {s:?}"
-            ))
-        })?,
+        Ok(s) if !s.trim().is_empty() => s
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|t| (0..=LAST).contains(t))
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "SOURCE_DATE_EPOCH must be a Unix time in seconds from 0 to {LAST} \
+                     (1970 to 9999), not {s:?}"
+                ))
+            })?,
         _ => std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64),

@@ -267,6 +267,66 @@ fn labels_are_carried_over_to_blocks_computed_again() {
             path_str(&earlier)
         )
     );
+    // Two runs put together, the second corrected by hand (the first paragraph is content):
+    // the last copy of the page stands, and a note says the page is there twice.
+    let corrected: Vec<String> = hand
+        .iter()
+        .map(|line| line.replace("\"boilerplate\",\"score", "\"content\",\"score"))
+        .collect();
+    assert_ne!(corrected, hand);
+    let twice = dir.path().join("twice.jsonl");
+    std::fs::write(&twice, [hand.join("\n"), corrected.join("\n")].join("\n")).unwrap();
+    let out = textsift(
+        &["blocks", "--labels", path_str(&twice), path_str(&file)],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out)
+            .lines()
+            .filter(|l| l.contains("\"text\":\"First paragraph.\""))
+            .all(|l| l.contains("\"label\":\"content\"")),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "textsift: note: 1 page is twice or more in {}: the last copy's labels are used\n",
+            path_str(&twice)
+        )),
+        "{}",
+        stderr(&out)
+    );
+    // A misspelt field, and a file of extract's records, are refused with their line, rather
+    // than read as blocks without labels.
+    let misspelt = dir.path().join("misspelt.jsonl");
+    std::fs::write(
+        &misspelt,
+        hand.join("\n").replacen("\"label\"", "\"lable\"", 1),
+    )
+    .unwrap();
+    let extracted = dir.path().join("extracted.jsonl");
+    let out = textsift(&["extract", "--format", "jsonl", path_str(&file)], None);
+    std::fs::write(&extracted, stdout(&out)).unwrap();
+    for (bad, why) in [
+        (&misspelt, "unknown field `lable`"),
+        (&extracted, "unknown field `title`"),
+    ] {
+        let out = textsift(
+            &["blocks", "--labels", path_str(bad), path_str(&file)],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stdout(&out).is_empty());
+        assert!(
+            stderr(&out).starts_with(&format!(
+                "textsift: bad annotation: {}:1: {why}",
+                path_str(bad)
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
     // A missing file of labels is an error before any page is read.
     let out = textsift(
         &[
@@ -511,6 +571,22 @@ fn usage_errors_exit_two() {
         // Flags out of range, before any page is read.
         &["train", "--data", ".", "--trees", "0"],
         &["train", "--data", ".", "--trees", "1000000000"],
+        &[
+            "train",
+            "--data",
+            ".",
+            "--rows-per-tree",
+            "18446744073709551615",
+        ],
+        &[
+            "train",
+            "--data",
+            ".",
+            "--kind",
+            "forest",
+            "--rows-per-tree",
+            "10000001",
+        ],
         &["train", "--data", ".", "--folds", "1"],
         &["train", "--data", ".", "--folds", "0", "--cv-only"],
         &["train", "--data", ".", "--folds", "0", "--oof", "oof.jsonl"],
@@ -1417,13 +1493,19 @@ fn a_model_date_fixed_by_source_date_epoch_is_written_or_refused() {
             .output()
             .unwrap()
     };
-    let out = train("1 day");
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        stderr(&out),
-        "textsift: invalid setting: SOURCE_DATE_EPOCH must be a Unix time in seconds, not \"1 day\"\n"
-    );
-    assert!(!std::path::Path::new(model).exists());
+    // Refused before any page is read, as is a time before 1970 or after 9999.
+    for bad in ["1 day", "-5", "253402300800"] {
+        let out = train(bad);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "textsift: invalid setting: SOURCE_DATE_EPOCH must be a Unix time in seconds from \
+                 0 to 253402300799 (1970 to 9999), not {bad:?}\n"
+            )
+        );
+        assert!(!std::path::Path::new(model).exists());
+    }
     let out = train("86400");
     assert_eq!(out.status.code(), Some(0));
     // A small model's size in kilobytes; a page is one page.

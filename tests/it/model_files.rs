@@ -390,7 +390,7 @@ fn model_info_shows_how_a_stale_model_was_trained() {
     let out = info(&model);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("kind: Boosted (stale: "), "{text}");
+    assert!(text.starts_with("kind: boosted (stale: "), "{text}");
     assert!(text.contains("\nrecipe:\n"), "{text}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("stale model"), "{err}");

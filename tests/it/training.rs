@@ -179,7 +179,13 @@ fn gold_text_annotations_train_a_model_that_round_trips() {
     let latin1 = dir.path().join("latin1.jsonl");
     std::fs::write(&latin1, b"{\"id\": \"caf\xe9\"}\n").unwrap();
     let err = annotate::load(&latin1, 0.5, 1 << 20).unwrap_err();
-    assert_eq!(err.kind(), "cannot_read", "{err}");
+    assert_eq!(err.kind(), "bad_annotation", "{err}");
+    assert!(
+        err.to_string().ends_with(
+            "latin1.jsonl:1: not UTF-8 text (byte 12 of the line), as JSON Lines must be"
+        ),
+        "{err}"
+    );
     // Groups come from the URL's domain, so folds never split a site.
     assert_eq!(pages[0].group, "site0.example");
     // The derived labels select exactly the article: the oracle is perfect on these pages.
@@ -378,6 +384,20 @@ fn hand_corrected_block_labels_train_a_model() {
             "{err}"
         );
     }
+
+    // So is a record cut of its class and id values, which would train a model that learns
+    // no class/id tokens.
+    let at = line
+        .find(",\"classes\":")
+        .expect("records end with their classes");
+    std::fs::write(&stale, format!("{}}}", &line[..at])).unwrap();
+    let err = annotate::load(&stale, 0.5, 1 << 20)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("stale.jsonl:1") && err.contains("has no `classes`"),
+        "{err}"
+    );
 }
 
 #[test]
