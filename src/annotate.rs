@@ -173,13 +173,27 @@ pub fn content_text<'a>(
     out
 }
 
-/// The host of a URL without a leading `www.`, or `None`.
+/// The site of a URL: its registrable domain, the public suffix and the label before it
+/// (`blog.example.co.uk` and `www.example.co.uk` are `example.co.uk`), so that the pages of a
+/// site's subdomains, which share its templates, fall in one fold; the host itself for an IP
+/// address or a name under no public suffix (`localhost`). `None` without a host.
 pub fn domain_of(url: &str) -> Option<String> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split(['/', '?', '#']).next()?.rsplit('@').next()?;
-    let host = host.split(':').next()?.to_ascii_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
-    (!host.is_empty()).then_some(host)
+    let authority = rest.split(['/', '?', '#']).next()?.rsplit('@').next()?;
+    let host = match authority.strip_prefix('[') {
+        // An IPv6 address, whose colons are not a port's.
+        Some(v6) => v6.split(']').next()?,
+        None => authority.split(':').next()?,
+    };
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host.is_empty() {
+        return None;
+    }
+    if host.parse::<std::net::IpAddr>().is_ok() {
+        return Some(host);
+    }
+    let site = psl::domain_str(&host).unwrap_or(&host);
+    Some(site.strip_prefix("www.").unwrap_or(site).to_string())
 }
 
 /// A page with gold text, before segmentation.
@@ -960,10 +974,19 @@ mod tests {
             domain_of("https://www.Example.com:8080/a?b").as_deref(),
             Some("example.com")
         );
-        assert_eq!(
-            domain_of("http://user@news.site.org#x").as_deref(),
-            Some("news.site.org")
-        );
+        // A site's subdomains are the site, under any public suffix.
+        for (url, site) in [
+            ("http://user@news.site.org#x", "site.org"),
+            ("https://blog.example.co.uk/post", "example.co.uk"),
+            ("https://uk.shop.example.com.", "example.com"),
+            // Sites of their own under a suffix that hosts them.
+            ("https://alice.github.io/notes", "alice.github.io"),
+            ("http://localhost:8000/a", "localhost"),
+            ("http://192.168.1.10/x", "192.168.1.10"),
+            ("http://[2001:db8::1]:8080/x", "2001:db8::1"),
+        ] {
+            assert_eq!(domain_of(url).as_deref(), Some(site), "{url}");
+        }
         assert_eq!(domain_of(""), None);
     }
 

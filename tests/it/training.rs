@@ -318,7 +318,8 @@ fn hand_corrected_block_labels_train_a_model() {
             "page2.html",
             "example.com",
             "example.com",
-            "news.example.org",
+            // By its registrable domain: a site's subdomains are the site.
+            "example.org",
             "twice",
             "twice"
         ]
