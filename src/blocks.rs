@@ -1462,6 +1462,7 @@ pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
 /// Rouge, Hexo, Chroma): a reader copying the code leaves them out, and as text they are a run
 /// of numbers in the page's words. Read only in `<pre>` and on a table's cell or a `<pre>`,
 /// where these classes sit; `gutter` elsewhere is a grid's spacing around content.
+#[inline(never)]
 fn numbers_lines(attrs: &[Attribute], tag: &str) -> bool {
     attribute(attrs, local_name!("class")).is_some_and(|class| {
         class.split_ascii_whitespace().any(|c| match c {
@@ -1878,9 +1879,7 @@ impl Segmenter {
                 }
                 self.pending.inline_tags += 1;
                 if *local == local_name!("q") {
-                    // Browsers put quotation marks around `<q>`, single ones inside double.
-                    self.q_depth += 1;
-                    self.text(if self.q_depth % 2 == 1 { "“" } else { "‘" });
+                    self.quote_mark(true);
                 }
                 if name == "a" {
                     self.anchor_depth += 1;
@@ -1906,6 +1905,26 @@ impl Segmenter {
                 Some(&mut self.code_depth)
             }
             _ => None,
+        }
+    }
+
+    /// The quotation mark that a browser puts where a `<q>` opens or closes: double ones, and
+    /// single ones inside another `<q>`. (Rare: kept out of the path of every element.)
+    #[cold]
+    #[inline(never)]
+    fn quote_mark(&mut self, open: bool) {
+        if open {
+            self.q_depth += 1;
+        }
+        let outer = self.q_depth % 2 == 1;
+        self.text(match (open, outer) {
+            (true, true) => "“",
+            (true, false) => "‘",
+            (false, true) => "”",
+            (false, false) => "’",
+        });
+        if !open {
+            self.q_depth -= 1;
         }
     }
 
@@ -1940,8 +1959,7 @@ impl Segmenter {
             Kind::Line => self.end_code_line(),
             _ => {
                 if *local == local_name!("q") && self.q_depth > 0 {
-                    self.text(if self.q_depth % 2 == 1 { "”" } else { "’" });
-                    self.q_depth -= 1;
+                    self.quote_mark(false);
                 }
                 if kind == Kind::Inline {
                     self.pending.edges |= CLOSED;
