@@ -346,59 +346,48 @@ fn hand_corrected_block_labels_train_a_model() {
         assert_eq!(s >= 0.5, content, "{} scored {s}", b.text);
     }
 
-    // A record without a label is refused with its place named.
-    let unlabeled = dir.path().join("unlabeled.jsonl");
+    // A record that training cannot read is refused with its place named.
+    let refused = |content: &str, says: &[&str]| {
+        let bad = dir.path().join("bad.jsonl");
+        std::fs::write(&bad, content).unwrap();
+        let err = annotate::load(&bad, 0.5, 1 << 20).unwrap_err().to_string();
+        assert!(
+            err.contains("bad.jsonl:1") && says.iter().all(|s| err.contains(s)),
+            "{err}"
+        );
+    };
     let line = std::fs::read_to_string(&path)
         .unwrap()
         .lines()
         .next()
         .unwrap()
         .to_string();
+    // A record without a label.
     let no_label = line
         .replace("\"label\":\"boilerplate\",", "")
         .replace("\"label\":\"content\",", "");
-    std::fs::write(&unlabeled, no_label).unwrap();
-    let err = annotate::load(&unlabeled, 0.5, 1 << 20)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("unlabeled.jsonl:1") && err.contains("no `label`"),
-        "{err}"
-    );
-
-    // Records of another feature schema, or of a version that did not name it, are refused:
-    // the same names may mean other values.
-    let stale = dir.path().join("stale.jsonl");
+    refused(&no_label, &["no `label`"]);
+    // Records of another feature schema, or of a version that did not name it: the same
+    // names may mean other values.
     let schema = format!("\"schema\":\"{}\",", textsift::features::schema_id());
     for (other, named) in [
         ("\"schema\":\"0123456789abcdef\",", "0123456789abcdef"),
         ("", "not named"),
     ] {
-        std::fs::write(&stale, line.replace(&schema, other)).unwrap();
-        let err = annotate::load(&stale, 0.5, 1 << 20)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("stale.jsonl:1")
-                && err.contains(&format!("feature schema {named}"))
-                && err.contains("textsift blocks --labels"),
-            "{err}"
+        refused(
+            &line.replace(&schema, other),
+            &[
+                &format!("feature schema {named}"),
+                "textsift blocks --labels",
+            ],
         );
     }
-
-    // So is a record cut of its class and id values, which would train a model that learns
-    // no class/id tokens.
+    // A record cut of its class and id values, which would train a model that learns no
+    // class/id tokens.
     let at = line
         .find(",\"classes\":")
         .expect("records end with their classes");
-    std::fs::write(&stale, format!("{}}}", &line[..at])).unwrap();
-    let err = annotate::load(&stale, 0.5, 1 << 20)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("stale.jsonl:1") && err.contains("has no `classes`"),
-        "{err}"
-    );
+    refused(&format!("{}}}", &line[..at]), &["has no `classes`"]);
 }
 
 #[test]
