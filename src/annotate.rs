@@ -626,8 +626,12 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
         };
         // Written for every block, `[]` when it has none: a record without it (a field cut to
         // make a file easier to edit) would train a model that learns no class/id tokens.
-        // (Outside a key, a string's quotes are escaped: `"classes"` is the key.)
-        if !line.contains("\"classes\"") {
+        // (Quotes inside a string are escaped, and a value is not followed by `:`: a bare
+        // `"classes"` before a colon is the key.)
+        let has_classes = line
+            .match_indices("\"classes\"")
+            .any(|(at, key)| line[at + key.len()..].trim_start().starts_with(':'));
+        if !has_classes {
             return Err(Error::Annotation(format!(
                 "{}:{n}: block {} of {} has no `classes` (the class and id values of its \
                  elements, which the model learns from; keep the field as `textsift blocks` \
