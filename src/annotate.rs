@@ -751,26 +751,31 @@ struct LabelOnly {
 impl EarlierLabels {
     /// Read the records of a `textsift blocks` file.
     pub fn load(path: &Path) -> Result<EarlierLabels> {
-        let mut out = EarlierLabels::default();
-        // The index of each page's block read last: a block whose index is not past it starts
-        // another copy of the page, which replaces the one read before.
-        // (And whether the page was seen twice already.)
-        let mut last_index: std::collections::HashMap<PageKey, (usize, bool)> = Default::default();
+        // Per page, its blocks, the index of the block read last (a block whose index is not
+        // past it starts another copy of the page, which replaces the one read before), and
+        // whether the page came twice.
+        type PageCopy = (Vec<(String, Option<Label>)>, usize, bool);
+        let mut pages: std::collections::HashMap<PageKey, PageCopy> = Default::default();
         for (n, line) in non_empty_lines(path)? {
             let rec: LabelOnly =
                 serde_json::from_str(&line).map_err(|e| line_error(path, n, &e))?;
-            let key = (rec.source, rec.warc_record_id);
-            let blocks = out.pages.entry(key.clone()).or_default();
-            let (last, repeated) = last_index.entry(key).or_insert((rec.index, false));
+            let (blocks, last, twice) = pages
+                .entry((rec.source, rec.warc_record_id))
+                .or_insert_with(|| (Vec::new(), rec.index, false));
             if !blocks.is_empty() && rec.index <= *last {
                 blocks.clear();
-                out.repeated += usize::from(!*repeated);
-                *repeated = true;
+                *twice = true;
             }
             *last = rec.index;
             blocks.push((rec.text, rec.label));
         }
-        Ok(out)
+        Ok(EarlierLabels {
+            repeated: pages.values().filter(|(_, _, twice)| *twice).count(),
+            pages: pages
+                .into_iter()
+                .map(|(key, (blocks, _, _))| (key, blocks))
+                .collect(),
+        })
     }
 
     /// The earlier label of each of a page's blocks, given their texts: each block takes the

@@ -1450,18 +1450,10 @@ pub(crate) fn attribute_is_read(tag: &LocalName, local: &LocalName) -> bool {
     }
 }
 
-/// Whether a class list hides its element from a reader of the desktop page, by the display
-/// utilities of the common style frameworks: `hidden`, `hide`, `d-none`, `is-hidden`,
-/// `invisible`… hide; a class for a width (Tailwind's `md:block`, `lg:hidden`; Bootstrap's
-/// `d-md-block`, `d-lg-none`) overrides them from that width up, so a copy laid out for phones
-/// only (`lg:hidden`) is hidden and one for wide screens only (`hidden md:flex`) is shown. The
-/// desktop is taken as the `xl` width (1200 to 1280 pixels and up). Classes that hide overflow
-/// (`overflow-hidden`) or hide at one width only (Bootstrap 3's `hidden-xs`) do not hide. Text
-/// for screen readers only (`sr-only`, `screen-reader-text`) is in the vocabulary.
 /// Whether an element holds the line numbers that highlighters print beside code (Pygments,
 /// Rouge, Hexo, Chroma): a reader copying the code leaves them out, and as text they are a run
-/// of numbers in the page's words. Read only in `<pre>` and on a table's cell or a `<pre>`,
-/// where these classes sit; `gutter` elsewhere is a grid's spacing around content.
+/// of numbers in the page's words. Read only in `<pre>` and on a `<td>` or a `<pre>`, where
+/// these classes sit; `gutter` elsewhere is a grid's spacing around content.
 #[inline(never)]
 fn numbers_lines(attrs: &[Attribute], tag: &str) -> bool {
     attribute(attrs, local_name!("class")).is_some_and(|class| {
@@ -1475,6 +1467,14 @@ fn numbers_lines(attrs: &[Attribute], tag: &str) -> bool {
     })
 }
 
+/// Whether a class list hides its element from a reader of the desktop page, by the display
+/// utilities of the common style frameworks: `hidden`, `hide`, `d-none`, `is-hidden`,
+/// `invisible`… hide; a class for a width (Tailwind's `md:block`, `lg:hidden`; Bootstrap's
+/// `d-md-block`, `d-lg-none`) overrides them from that width up, so a copy laid out for phones
+/// only (`lg:hidden`) is hidden and one for wide screens only (`hidden md:flex`) is shown. The
+/// desktop is taken as the `xl` width (1200 to 1280 pixels and up). Classes that hide overflow
+/// (`overflow-hidden`) or hide at one width only (Bootstrap 3's `hidden-xs`) do not hide. Text
+/// for screen readers only (`sr-only`, `screen-reader-text`) is in the vocabulary.
 fn class_hides(value: &str) -> bool {
     const HIDING: [&str; 9] = [
         "hidden",
