@@ -2007,21 +2007,27 @@ fn laid_out(pre: &str) -> Option<String> {
 /// sees none of them, and in text written to a terminal an escape character starts a command.
 /// U+0080 to U+009F are read as the windows-1252 characters of those bytes (`we\u{92}re` is
 /// `we’re`), as a page mis-encoded from windows-1252 meant them; the five that windows-1252
-/// leaves undefined are spaces too.
+/// leaves undefined are spaces too. The invisible characters inside words (soft hyphen, zero
+/// width space, word joiner, zero width no-break space) go, as a browser shows the word
+/// whole (`assis\u{ad}tance` is `assistance`); the joiners that emoji and Indic scripts
+/// need (U+200C, U+200D) stay.
 fn without_controls(s: &str) -> Cow<'_, str> {
     let hidden = |c: char| c.is_control() && !c.is_ascii_whitespace();
-    // Bytes first (most text has none of these): C0 controls, DEL, and 0xC2, which starts
-    // U+0080 to U+00BF in UTF-8. Folded without an early exit or a table, so that the
-    // compiler checks many bytes per instruction: this runs over every text node.
+    let unseen = |c: char| matches!(c, '\u{ad}' | '\u{200b}' | '\u{2060}' | '\u{feff}');
+    // Bytes first (most text has none of these): C0 controls, DEL, 0xC2, which starts
+    // U+0080 to U+00BF in UTF-8, and the first bytes of the others (0xE2, 0xEF). Folded
+    // without an early exit or a table, so that the compiler checks many bytes per
+    // instruction: this runs over every text node.
     let suspect = s.bytes().fold(false, |seen, b| {
         let c0 = (b < 0x20) & (b != b'\t') & (b != b'\n') & (b != 0x0c) & (b != b'\r');
-        seen | c0 | (b == 0x7f) | (b == 0xc2)
+        seen | c0 | (b == 0x7f) | (b == 0xc2) | (b == 0xe2) | (b == 0xef)
     });
-    if !suspect || !s.chars().any(hidden) {
+    if !suspect || !s.chars().any(|c| hidden(c) || unseen(c)) {
         return Cow::Borrowed(s);
     }
     Cow::Owned(
         s.chars()
+            .filter(|&c| !unseen(c))
             .map(|c| match u8::try_from(u32::from(c)) {
                 Ok(b @ 0x80..=0x9f) => encoding_rs::WINDOWS_1252
                     .decode_without_bom_handling(&[b])
@@ -3000,8 +3006,32 @@ mod tests {
             ["Red [31m alert ]0;owned ab c d we’re", "x [2Jy", "link"]
         );
         assert_eq!(&*page.blocks[2].links[0].target, "/a%1Bb");
-        // Text without them is borrowed as it is, non-breaking spaces and all.
-        assert!(matches!(without_controls("a\u{a0}b ©"), Cow::Borrowed(_)));
+        // Text without them is borrowed as it is, non-breaking spaces, joiners and all.
+        assert!(matches!(
+            without_controls("a\u{a0}b © “q” \u{1f469}\u{200d}\u{1f52c} ，"),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn invisible_characters_inside_words_go() {
+        // A soft hyphen (raw and as `&shy;`), a zero width space, a word joiner and a zero
+        // width no-break space: the words are whole, in the text, the title and the collapsed
+        // and laid-out text of code; a zero width joiner stays.
+        let html = "<title>Assis&shy;tance</title><p>assis\u{ad}tance zero&#8203;width \
+                    word\u{2060}joiner H\u{feff}ow \u{1f469}\u{200d}\u{1f52c}</p>\
+                    <pre>let  x\u{ad} = 1;</pre>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        assert_eq!(page.title, "Assistance");
+        let texts: Vec<&str> = page.blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "assistance zerowidth wordjoiner How \u{1f469}\u{200d}\u{1f52c}",
+                "let x = 1;"
+            ]
+        );
+        assert_eq!(page.blocks[1].preformatted.as_deref(), Some("let  x = 1;"));
     }
 
     #[test]

@@ -787,6 +787,15 @@ fn extractor(m: &ModelArgs, max_bytes: u64, command: &str) -> anyhow::Result<Ext
     ex.favor(m.favor).or_else(|e| favor_refused(command, &e))
 }
 
+/// A model as `--model` names it, or the embedded one.
+fn model_name(model: &Option<PathBuf>) -> String {
+    model
+        .as_ref()
+        .map_or("the embedded model".to_string(), |p| {
+            p.display().to_string()
+        })
+}
+
 /// `--threshold` with a decoder that has none (`--decoder expected_f1`): a usage error (exit
 /// code 2), as it would change nothing.
 fn check_threshold(command: &str, decoder: Option<DecoderName>, threshold: Option<f32>) {
@@ -1412,6 +1421,13 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
         given.extend(["--files-from".into(), list.clone().into_os_string()]);
     }
     let ex = extractor(&args.model, args.input.max_bytes, "extract")?.links(args.links);
+    // What labelled the blocks, as the debug view's first line.
+    let settings = format!(
+        "Labelled by {}, decoder {}, favor {}.",
+        model_name(&args.model.model),
+        train::describe_decoding(&ex.current_decoding()),
+        ex.current_favor().name()
+    );
     let single = one_page(&args.input);
     // Blocks, Markdown and fields passed through are asked for as fields of records: JSON
     // for one page, as for several.
@@ -1466,7 +1482,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
     let header = match format {
         Format::Html => {
             let title = given.join(std::ffi::OsStr::new(" "));
-            textsift::output::html_header(&title.to_string_lossy())
+            textsift::output::html_header(&title.to_string_lossy(), &settings)
         }
         _ => String::new(),
     };
@@ -1510,7 +1526,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
             Ok(match format {
                 Format::Text => named(source, textsift::output::to_text(&e)),
                 Format::Markdown => named(source, textsift::output::to_markdown(&e)),
-                Format::Html if alone(source) => textsift::output::to_html(source, &e),
+                Format::Html if alone(source) => textsift::output::to_html(source, &e, &settings),
                 Format::Html => textsift::output::html_section(source, &e),
                 Format::Json if alone(source) => {
                     format!("{}\n", textsift::output::json(&record(), true))
@@ -1983,14 +1999,9 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         .collect::<textsift::Result<Vec<_>>>()?;
     let e = train::evaluate_favoring(&pages, &scores, &decoding, favor);
     // Which model and decoder: two runs' tables are told apart by this line.
-    let model_name = args
-        .model
-        .as_ref()
-        .map_or("the embedded model".to_string(), |p| {
-            p.display().to_string()
-        });
     emit(&format!(
-        "Scores of {model_name}, decoder {}, favor {}:\n\n{}\n",
+        "Scores of {}, decoder {}, favor {}:\n\n{}\n",
+        model_name(&args.model),
         train::describe_decoding(&decoding),
         favor.name(),
         e.markdown()

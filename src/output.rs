@@ -1022,8 +1022,9 @@ fn text_table(grid: &Grid) -> String {
 ///   emphasis;
 /// - `\` before punctuation or at the end (where it would escape it, or make a hard break);
 /// - `<` before an ASCII letter, `/`, `!` or `?`, where a tag, a comment or an autolink may start,
-///   or with a `>` before the next space (an e-mail autolink); `&` when it starts an entity
-///   (`&amp;`);
+///   or with a `>` before the next space (an e-mail autolink), as `&lt;`; `&` when it starts an
+///   entity, as `&amp;` (renderers that do not take `\<` for an escape, such as
+///   Python-Markdown, would otherwise pass the page's `<script>` on as a tag);
 /// - when `line_start`, a start that would read as a block marker: a heading's `#`s, a quote's
 ///   `>`, a list item's `-`, `+` or number and `.`/`)` before a space, a rule of `-`s, a
 ///   heading's underline of `=`s or a table's delimiter row.
@@ -1109,10 +1110,15 @@ fn md_escape(text: &str, line_start: bool) -> String {
             '&' => starts_entity(&bytes[i + 1..]),
             _ => marker_at == Some(i),
         };
-        if escape {
-            out.push('\\');
+        match c {
+            '<' if escape => out.push_str("&lt;"),
+            '&' if escape => out.push_str("&amp;"),
+            _ if escape => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
         }
-        out.push(c);
         before = Some(c);
     }
     out
@@ -1440,58 +1446,109 @@ pub(crate) fn escape(s: &str) -> String {
 
 /// The debug view: a standalone HTML page where every block is coloured from red (boilerplate)
 /// to green (content) by its score, shows its features on hover, and kept blocks are outlined.
-pub fn to_html(source: &str, e: &Extraction) -> String {
-    let mut out = html_header(source);
+/// `settings` names what labelled the blocks (model, decoder, favor), as the view's first line.
+pub fn to_html(source: &str, e: &Extraction, settings: &str) -> String {
+    let mut out = html_header(source, settings);
     out.push_str(&html_section(source, e));
     out.push_str(HTML_FOOTER);
     out
 }
 
-/// The start of a debug view, up to its `<body>`: a document of one page is [`html_header`],
-/// [`html_section`] and [`HTML_FOOTER`]; a document of several pages has a section for each.
-pub fn html_header(title: &str) -> String {
+/// The start of a debug view, up to its `<body>` and a line naming the `settings` that
+/// labelled the blocks: a document of one page is [`html_header`], [`html_section`] and
+/// [`HTML_FOOTER`]; a document of several pages has a section for each.
+pub fn html_header(title: &str, settings: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>textsift: {}</title>\n\
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+         style-src 'unsafe-inline'\">\n<title>textsift: {}</title>\n\
          <style>body{{font:14px/1.4 sans-serif;max-width:60em;margin:1em auto}}\
          section+section{{border-top:4px double #888;margin-top:2em}}\
          .b{{margin:2px 0;padding:3px 6px;border:2px solid transparent;border-radius:3px}}\
          .keep{{border-color:#135}}.m{{color:#555;font-size:11px}}\
          .pre{{display:block;white-space:pre-wrap;font-family:monospace}}\
-         .b,h1,p{{overflow-wrap:anywhere}}</style></head><body>\n",
-        escape(title)
+         .b,h1,p{{overflow-wrap:anywhere}}</style></head><body>\n<p class=\"m\">{}</p>\n",
+        escape(title),
+        escape(settings)
     )
 }
 
 /// The end of a debug view.
 pub const HTML_FOOTER: &str = "</body></html>\n";
 
-/// One page of a debug view: its title, source and blocks, in a `<section>`.
+/// One page of a debug view: its title, source and blocks, in a `<section>`. The line under
+/// the title gives the scores of the kept and of the dropped blocks (where the decoder cut
+/// on this page) and the features that are the same for every block (the page's own, such
+/// as its number of blocks), which each block's features on hover then leave out.
 pub fn html_section(source: &str, e: &Extraction) -> String {
+    let kept = e.blocks.iter().filter(|b| b.label.is_content()).count();
+    let scores = |keep: bool| {
+        let mut s = e
+            .blocks
+            .iter()
+            .filter(|b| b.label.is_content() == keep && (keep || b.repeat_of.is_none()))
+            .map(|b| b.score);
+        let first = s.next()?;
+        Some(s.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x))))
+    };
+    let cut = match (scores(true), scores(false)) {
+        (Some((lo, hi)), Some((_, top))) => {
+            format!(" Kept: scores {lo:.2} to {hi:.2}; dropped: {top:.2} at most.")
+        }
+        (Some((lo, hi)), None) => format!(" Kept: scores {lo:.2} to {hi:.2}."),
+        (None, Some((_, top))) => format!(" Dropped: scores {top:.2} at most."),
+        (None, None) => String::new(),
+    };
+    // Features with one value on every block of a page of several: said once, here.
+    let rows = e.features.rows();
+    let same: Vec<bool> = (0..N_FEATURES)
+        .map(|f| rows > 1 && (1..rows).all(|i| e.features.row(i)[f] == e.features.row(0)[f]))
+        .collect();
+    let page_wide: Vec<String> = SCHEMA
+        .iter()
+        .enumerate()
+        .filter(|&(f, _)| same[f] && e.features.row(0)[f] != 0.0)
+        .map(|(f, d)| format!("{}={}", d.name, short_number(e.features.row(0)[f])))
+        .collect();
     let mut out = format!(
-        "<section>\n<h1><bdi>{}</bdi></h1>\n<p class=\"m\"><bdi>{}</bdi>: {} block{}, {} kept{}. \
+        "<section>\n<h1><bdi>{}</bdi></h1>\n<p class=\"m\"><bdi>{}</bdi>: {} block{}, {} kept{}.{} \
          Colour: score from red (0, boilerplate) to green (1, content); outlined: kept; hover: \
-         the features that are not 0.</p>\n",
-        escape(&e.title),
+         the features that are not 0{}.</p>\n",
+        if e.title.is_empty() {
+            "(no title)".to_string()
+        } else {
+            escape(&e.title)
+        },
         escape(source),
         e.blocks.len(),
         if e.blocks.len() == 1 { "" } else { "s" },
-        e.blocks.iter().filter(|b| b.label.is_content()).count(),
+        kept,
         if e.truncated {
             "; the page was cut at the block limit, its later blocks are not shown"
         } else {
             ""
+        },
+        cut,
+        if page_wide.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", but those of the whole page, the same on every block: {}",
+                escape(&page_wide.join(", "))
+            )
         }
     );
     for (i, b) in e.blocks.iter().enumerate() {
         let hue = (b.score.clamp(0.0, 1.0) * 120.0).round();
         // The features that are not 0: most are flags, and a page's view stays a fraction
         // of the size it would have with all of them.
-        let features: String = if i < e.features.rows() {
+        let features: String = if i < rows {
             SCHEMA
                 .iter()
                 .zip(e.features.row(i))
-                .filter(|(_, v)| **v != 0.0)
-                .map(|(d, v)| format!("{}={v}\n", d.name))
+                .zip(&same)
+                .filter(|((_, v), same)| **v != 0.0 && !**same)
+                .map(|((d, v), _)| format!("{}={}\n", d.name, short_number(*v)))
                 .collect()
         } else {
             String::new()
@@ -1521,6 +1578,16 @@ pub fn html_section(source: &str, e: &Extraction) -> String {
     }
     out.push_str("</section>\n");
     out
+}
+
+/// A feature's value to three significant digits (`0.333`, `12.5`), a whole number as it is.
+fn short_number(v: f32) -> String {
+    if v.fract() == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let s = format!("{v:.digits$}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 #[cfg(test)]
@@ -1745,11 +1812,14 @@ mod tests {
             ),
             // A backslash escapes punctuation only, and ends a line as a hard break.
             ("C:\\Users\\me ends \\", "C:\\Users\\me ends \\\\"),
-            ("2 < 3 but a<b", "2 < 3 but a\\<b"),
+            ("2 < 3 but a<b", "2 < 3 but a&lt;b"),
             // Nor does one before a digit, unless a `>` may close an e-mail autolink.
-            ("<3 and <44 days, <1@x.org>", "<3 and <44 days, \\<1@x.org>"),
-            ("</p> <!-- <?", "\\</p> \\<!-- \\<?"),
-            ("<é <1 <2> <3>", "<é <1 \\<2> \\<3>"),
+            (
+                "<3 and <44 days, <1@x.org>",
+                "<3 and <44 days, &lt;1@x.org>",
+            ),
+            ("</p> <!-- <?", "&lt;/p> &lt;!-- &lt;?"),
+            ("<é <1 <2> <3>", "<é <1 &lt;2> &lt;3>"),
             // A lone `*` between spaces is no emphasis; at a line's start it is a bullet.
             ("a * b ** c *d", "a * b \\*\\* c \\*d"),
             ("* a", "\\* a"),
@@ -1769,9 +1839,9 @@ mod tests {
             ("___", "\\_\\_\\_"),
             (
                 "<img src=x onerror=alert(1)>",
-                "\\<img src=x onerror=alert(1)>",
+                "&lt;img src=x onerror=alert(1)>",
             ),
-            ("AT&T &amp; &#39; & co", "AT&T \\&amp; \\&#39; & co"),
+            ("AT&T &amp; &#39; & co", "AT&T &amp;amp; &amp;#39; & co"),
             ("2 > 1, #3", "2 > 1, #3"),
         ];
         for (text, escaped) in cases {
@@ -1782,7 +1852,7 @@ mod tests {
         let word = format!("{}>", "<1".repeat(50_000));
         assert_eq!(
             md_escape(&word, false),
-            format!("{}>", "\\<1".repeat(50_000))
+            format!("{}>", "&lt;1".repeat(50_000))
         );
         assert_eq!(heading_text("Issue #"), "Issue \\#");
         assert_eq!(heading_text("C##"), "C\\##");
