@@ -29,7 +29,7 @@ pub use parse::MAX_ATTRIBUTES;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SegmentLimits {
     /// Pages with more DOM nodes than this are refused, counted while parsing so that memory
-    /// stays bounded (default 500,000; the largest WCXB development page has 34,450).
+    /// stays bounded (default 500,000; the WCXB development pages have at most 20,871).
     pub max_nodes: usize,
     /// Segmentation stops after this many blocks and the rest of the page is dropped
     /// (default 100,000; the WCXB development pages have at most 2,641).

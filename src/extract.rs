@@ -271,7 +271,8 @@ impl Extractor {
         self.limits
     }
 
-    /// Extract one page from its raw bytes (any encoding; gzip and zstd are unpacked).
+    /// Extract one page from its raw bytes (any encoding; gzip and zstd are unpacked): a
+    /// `&[u8]`, a `Vec<u8>` or a `&str`.
     ///
     /// # Errors
     /// [`Error::Empty`] for no bytes or only whitespace, [`Error::NotHtml`] for an image, a
@@ -280,8 +281,8 @@ impl Extractor {
     /// [`Limits`], and [`Error::Internal`] for a bug met on this page. A page cut by a limit
     /// on blocks, or by the parser's bound on its work, is an [`Extraction`] marked
     /// [`truncated`](Extraction::truncated).
-    pub fn extract(&self, bytes: &[u8]) -> Result<Extraction> {
-        self.run(bytes, None, None, false).map(|(e, _)| e)
+    pub fn extract(&self, bytes: impl AsRef<[u8]>) -> Result<Extraction> {
+        self.run(bytes.as_ref(), None, None, false).map(|(e, _)| e)
     }
 
     /// [`Extractor::extract`] a page whose charset was declared outside it: a label
@@ -289,8 +290,13 @@ impl Extractor {
     /// over the page's own `<meta>` declaration, as in a browser, but not over bytes that say
     /// otherwise (a byte-order mark, UTF-8 declared for text that is not, or the reverse:
     /// [`crate::html::decode_declared`]).
-    pub fn extract_declared(&self, bytes: &[u8], charset: Option<&str>) -> Result<Extraction> {
-        self.run(bytes, charset, None, false).map(|(e, _)| e)
+    pub fn extract_declared(
+        &self,
+        bytes: impl AsRef<[u8]>,
+        charset: Option<&str>,
+    ) -> Result<Extraction> {
+        self.run(bytes.as_ref(), charset, None, false)
+            .map(|(e, _)| e)
     }
 
     /// [`Extractor::extract_declared`] for a page fetched from `url`: with
@@ -300,11 +306,12 @@ impl Extractor {
     /// stay as the page gives them.
     pub fn extract_fetched(
         &self,
-        bytes: &[u8],
+        bytes: impl AsRef<[u8]>,
         charset: Option<&str>,
         url: Option<&str>,
     ) -> Result<Extraction> {
-        self.run(bytes, charset, url, false).map(|(e, _)| e)
+        self.run(bytes.as_ref(), charset, url, false)
+            .map(|(e, _)| e)
     }
 
     /// [`Extractor::extract_declared`], also giving the class/id values around every block,

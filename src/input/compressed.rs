@@ -139,17 +139,24 @@ fn unzstd(bytes: &[u8], max_bytes: u64, keep_cut: bool) -> Result<Vec<u8>> {
 /// no growing of the output, so a directory of `.html.zst` pages takes the memory and time of
 /// its `.html.gz` copy. Anything else (a size not recorded, frames after the first, a
 /// dictionary, an error) is left to the stream decoder, which also gives a bad file its
-/// message.
+/// message. The recorded size is only trusted up to what zstd can make of the input: a
+/// block of at most 128 KiB out of 4 bytes at the least (a run of one byte), so that 17 bytes
+/// claiming 64 GiB under a raised limit ask for no such buffer.
 pub(crate) fn unzstd_at_once(bytes: &[u8], max_bytes: u64) -> Option<Vec<u8>> {
     thread_local! {
         static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
             const { std::cell::RefCell::new(None) };
     }
     let size = zstd::zstd_safe::get_frame_content_size(bytes).ok()??;
-    if size > max_bytes || zstd::zstd_safe::find_frame_compressed_size(bytes).ok()? != bytes.len() {
+    let possible = (bytes.len() as u64).saturating_mul(32 * 1024);
+    if size > max_bytes
+        || size > possible
+        || zstd::zstd_safe::find_frame_compressed_size(bytes).ok()? != bytes.len()
+    {
         return None;
     }
-    let mut out = Vec::with_capacity(usize::try_from(size).ok()?);
+    let mut out = Vec::new();
+    out.try_reserve_exact(usize::try_from(size).ok()?).ok()?;
     let n = CONTEXT.with_borrow_mut(|context| {
         let context = match context {
             Some(c) => c,
@@ -972,6 +979,14 @@ mod tests {
             decompress(cut.to_vec(), 1 << 20),
             Err(Error::Zstd(_))
         ));
+        // A frame of 17 bytes that says it holds 64 GiB: one run of one byte follows. Under
+        // a limit raised past that size, it is refused as corrupt, with no buffer of that
+        // size asked for.
+        let mut liar = vec![0x28, 0xb5, 0x2f, 0xfd, 0xe0];
+        liar.extend_from_slice(&(1u64 << 36).to_le_bytes());
+        liar.extend_from_slice(&[0x0b, 0, 0, b'a']);
+        assert!(unzstd_at_once(&liar, 1 << 40).is_none());
+        assert!(matches!(decompress(liar, 1 << 40), Err(Error::Zstd(_))));
     }
 
     #[test]

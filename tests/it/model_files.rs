@@ -49,6 +49,11 @@ fn a_model_file_named_by_a_string_extracts_as_the_embedded_model() {
     let embedded = Extractor::new().unwrap().extract(page).unwrap();
     assert_eq!(from_file.text, embedded.text);
     assert_eq!(from_file.blocks, embedded.blocks);
+    // A page held as text, or in a buffer of its own, is taken as it is.
+    let as_str = std::str::from_utf8(page).unwrap();
+    assert_eq!(Extractor::new().unwrap().extract(as_str).unwrap(), embedded);
+    let owned: Vec<u8> = page.to_vec();
+    assert_eq!(Extractor::new().unwrap().extract(owned).unwrap(), embedded);
     // A missing file cannot be read, as a page's: named in the error's path, told from a
     // refused model by its kind.
     let err = Extractor::from_model_file("no-such-model.tsm").unwrap_err();
