@@ -2014,15 +2014,20 @@ fn laid_out(pre: &str) -> Option<String> {
 fn without_controls(s: &str) -> Cow<'_, str> {
     let hidden = |c: char| c.is_control() && !c.is_ascii_whitespace();
     let unseen = |c: char| matches!(c, '\u{ad}' | '\u{200b}' | '\u{2060}' | '\u{feff}');
-    // Bytes first (most text has none of these): C0 controls, DEL, 0xC2, which starts
-    // U+0080 to U+00BF in UTF-8, and the first bytes of the others (0xE2, 0xEF). Folded
-    // without an early exit or a table, so that the compiler checks many bytes per
-    // instruction: this runs over every text node.
-    let suspect = s.bytes().fold(false, |seen, b| {
+    // Bytes first (most text has none of these): C0 controls and DEL, then the first bytes
+    // of the others: 0xC2 (U+0080 to U+00BF), 0xE2 and 0xEF. Folded without an early exit
+    // or a table, so that the compiler checks many bytes per instruction: this runs over
+    // every text node. Curly quotes and CJK punctuation start with 0xE2 and 0xEF too: a
+    // text with a first byte is looked at where those bytes stand.
+    let control = |b: u8| {
         let c0 = (b < 0x20) & (b != b'\t') & (b != b'\n') & (b != 0x0c) & (b != b'\r');
-        seen | c0 | (b == 0x7f) | (b == 0xc2) | (b == 0xe2) | (b == 0xef)
+        c0 | (b == 0x7f)
+    };
+    let suspect = s.bytes().fold(false, |seen, b| {
+        seen | control(b) | ((b | 0x20) == 0xe2) | (b == 0xef)
     });
-    if !suspect || !s.chars().any(|c| hidden(c) || unseen(c)) {
+    if !suspect || !(s.bytes().fold(false, |seen, b| seen | control(b)) || has_hidden(s.as_bytes()))
+    {
         return Cow::Borrowed(s);
     }
     Cow::Owned(
@@ -2040,6 +2045,23 @@ fn without_controls(s: &str) -> Cow<'_, str> {
             })
             .collect(),
     )
+}
+
+/// Whether UTF-8 text holds a character of two or three bytes that [`without_controls`]
+/// changes: U+0080 to U+009F, U+00AD, U+200B, U+2060 or U+FEFF, looked for at their first
+/// bytes only.
+fn has_hidden(b: &[u8]) -> bool {
+    memchr::memchr3_iter(0xc2, 0xe2, 0xef, b).any(|i| {
+        let next = |k: usize| b.get(i + k).copied();
+        match b[i] {
+            0xc2 => matches!(next(1), Some(0x80..=0x9f | 0xad)),
+            0xe2 => matches!(
+                (next(1), next(2)),
+                (Some(0x80), Some(0x8b)) | (Some(0x81), Some(0xa0))
+            ),
+            _ => (next(1), next(2)) == (Some(0xbb), Some(0xbf)),
+        }
+    })
 }
 
 /// The bytes of [`u8::is_ascii_whitespace`], as a table: one load per byte in the hot loop.
@@ -3011,6 +3033,24 @@ mod tests {
             without_controls("a\u{a0}b © “q” \u{1f469}\u{200d}\u{1f52c} ，"),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn text_is_borrowed_exactly_when_no_character_changes() {
+        // The byte-level check agrees with the characters that change, for every character,
+        // alone and between letters.
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let changes = (c.is_control() && !c.is_ascii_whitespace())
+                || matches!(c, '\u{ad}' | '\u{200b}' | '\u{2060}' | '\u{feff}');
+            for s in [c.to_string(), format!("a{c}b")] {
+                assert_eq!(
+                    matches!(without_controls(&s), Cow::Owned(_)),
+                    changes,
+                    "U+{:04X}",
+                    u32::from(c)
+                );
+            }
+        }
     }
 
     #[test]
