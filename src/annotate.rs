@@ -245,8 +245,9 @@ fn non_empty_lines(path: &Path) -> Result<Vec<(usize, String)>> {
                 e.utf8_error().valid_up_to() + 1
             ))
         })?;
-        // A byte-order mark before the first record, as some editors save one.
-        if n == 1 && line.starts_with('\u{feff}') {
+        // A byte-order mark before a record, as some editors save one before the first,
+        // and files put together with `cat` before the first of each.
+        if line.starts_with('\u{feff}') {
             line.drain(..'\u{feff}'.len_utf8());
         }
         if !line.trim().is_empty() {
@@ -968,13 +969,25 @@ mod tests {
     }
 
     #[test]
-    fn a_byte_order_mark_before_the_first_record_is_skipped() {
+    fn a_byte_order_mark_before_a_record_is_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("pages.jsonl");
         let record = r#"{"id": "p1", "html": "<p>Text</p>", "text": "Text"}"#;
-        std::fs::write(&path, format!("\u{feff}{record}\r\n\n{record}\n")).unwrap();
+        // Two files put together, each saved with a byte-order mark.
+        std::fs::write(
+            &path,
+            format!("\u{feff}{record}\r\n\n{record}\n\u{feff}{record}\n"),
+        )
+        .unwrap();
         let lines = non_empty_lines(&path).unwrap();
-        assert_eq!(lines, [(1, record.to_string()), (3, record.to_string())]);
+        assert_eq!(
+            lines,
+            [
+                (1, record.to_string()),
+                (3, record.to_string()),
+                (4, record.to_string())
+            ]
+        );
     }
 
     #[test]

@@ -695,6 +695,15 @@ fn opened_unguarded(
     let read = |item| Pending(Deferred::Read(item));
     let gzip = packed == Packing::Gzip;
     let (kind, failed) = match stream.fill_buf() {
+        // A WARC or JSON Lines file of no bytes (a transfer that failed) is an empty input,
+        // as an empty page is, not a file of no pages.
+        Ok([])
+            if path
+                .as_deref()
+                .is_some_and(|p| named_warc(p) || named_json_lines(p)) =>
+        {
+            return single(Err(Error::Empty));
+        }
         Ok(h) => (as_named(container_of(h), path.as_deref()), None),
         // Its first record or line lost, a WARC or JSON Lines file is read on from its next
         // gzip member.

@@ -46,7 +46,8 @@ fn bounded_line(r: &mut dyn BufRead, max: u64) -> std::io::Result<Option<Result<
 /// the input, but for corrupt gzip data (`members`: the stream is gzip), read past at the next
 /// member, as in a file gzipped line by line or in blocks; a partial line there is reported
 /// as a bad record. `failed`: a failure met before the first line, reported as that line's.
-/// A leading byte-order mark is taken off.
+/// A byte-order mark at a line's start is taken off: the first line's, and those of files
+/// put together with `cat`.
 pub(super) fn jsonl_lines(
     source: String,
     mut stream: Box<dyn BufRead + Send>,
@@ -100,7 +101,7 @@ pub(super) fn jsonl_lines(
                 pending = Some(e);
             }
         }
-        if n == 1 && line.starts_with(UTF8_BOM) {
+        if line.starts_with(UTF8_BOM) {
             line.drain(..UTF8_BOM.len());
         }
         if line.iter().all(u8::is_ascii_whitespace) {

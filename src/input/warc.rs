@@ -990,9 +990,16 @@ fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
         Some(t) => html_charset(&t).ok_or_else(|| t.trim().to_string())?,
         None => None,
     };
-    let encoding = header("content-encoding")
-        .map(|e| e.trim().to_ascii_lowercase())
-        .filter(|e| !e.is_empty() && e != "identity");
+    // Header lines of one name repeated are one list, in order (RFC 9110, 5.3):
+    // `Content-Encoding: gzip` then `Content-Encoding: br` is `gzip, br`.
+    let codings: Vec<String> = response
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("content-encoding"))
+        .map(|h| String::from_utf8_lossy(h.value).trim().to_ascii_lowercase())
+        .filter(|e| !e.is_empty())
+        .collect();
+    let encoding = Some(codings.join(", ")).filter(|e| !e.is_empty() && e != "identity");
     let body = &record[head_end - shift..];
     let chunked =
         header("transfer-encoding").is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
@@ -1108,6 +1115,16 @@ mod tests {
         assert_eq!(decode(gzip(&zlib(&page)), "deflate,gzip").unwrap(), page);
         let unknown = decode(gzip(&page), "gzip, lzw").unwrap_err().to_string();
         assert!(unknown.contains("the lzw content encoding"), "{unknown}");
+        // The same codings on header lines of their own make one list, in order.
+        let head = b"HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nContent-Type: text/html\r\n\
+                     content-encoding: GZIP\r\nContent-Encoding: identity\r\n\r\n";
+        let record = [&head[..], &gzip(&zlib(&page))].concat();
+        let payload = http_payload(&record).unwrap();
+        assert_eq!(payload.encoding.as_deref(), Some("deflate, gzip, identity"));
+        assert_eq!(
+            decode_codings(payload.body.into(), payload.encoding, 1 << 20).unwrap(),
+            page
+        );
     }
 
     /// Header lines that do not parse are passed over, as browsers pass them over: the

@@ -983,13 +983,14 @@ fn a_list_is_read_as_the_pages_are_done() {
 
 #[test]
 fn json_lines_as_other_tools_write_them() {
-    // A byte-order mark before the first record (Windows tools), CRLF line ends, a lone UTF-16
-    // surrogate escaped in a page (Python's `json` writes them; serde_json refuses them), and a
-    // page's raw Latin-1 byte pasted into the JSON, which is no longer UTF-8.
+    // A byte-order mark before the first record (Windows tools) and before a later one (files
+    // put together with `cat`), CRLF line ends, a lone UTF-16 surrogate escaped in a page
+    // (Python's `json` writes them; serde_json refuses them), and a page's raw Latin-1 byte
+    // pasted into the JSON, which is no longer UTF-8.
     let record = |id: &str, html: &str| serde_json::json!({"id": id, "html": html}).to_string();
     let lone = record("lone", &article(2)).replacen("Paragraph 0", "Paragraph \\ud800 0", 1);
     let mut file = format!(
-        "\u{feff}{}\r\n{}\r\n{lone}\r\n",
+        "\u{feff}{}\r\n\u{feff}{}\r\n{lone}\r\n",
         record("first", &article(0)),
         record("second", &article(1))
     )
@@ -2761,4 +2762,32 @@ fn the_debug_view_says_why_a_block_is_dropped_and_when_the_page_was_cut() {
         cut.contains("; the page was cut at the block limit, its later blocks are not shown."),
         "{cut}"
     );
+}
+
+#[test]
+fn an_empty_warc_or_json_lines_file_is_an_empty_input() {
+    // A transfer that failed leaves a file of no bytes: reported and counted as a failed
+    // input, as an empty page is, among the pages that go on.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(path("crawl.warc.gz"), b"").unwrap();
+    std::fs::write(path("pages.jsonl"), b"").unwrap();
+    std::fs::write(path("page.html"), article(0)).unwrap();
+    let args = [
+        "extract",
+        &path("crawl.warc.gz"),
+        &path("pages.jsonl"),
+        &path("page.html"),
+    ];
+    let out = textsift(&args, None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    for name in ["crawl.warc.gz", "pages.jsonl"] {
+        assert!(
+            err.contains(&format!("{}: empty input", path(name))),
+            "{err}"
+        );
+    }
+    assert!(err.contains("3 pages, 1 ok, 2 failed"), "{err}");
+    assert_eq!(records(&out).len(), 1);
 }
