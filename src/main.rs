@@ -969,15 +969,23 @@ fn run_batch(
         .ok()
         .filter(|p| p.is_file());
     if let Some(path) = &input.errors {
-        if output_file.is_some() && std::fs::canonicalize(path).ok() == output_file {
-            usage_error(
-                command,
-                clap::error::ErrorKind::ArgumentConflict,
-                &format!(
-                    "--errors names the file that standard output goes to: {}",
-                    path.display()
-                ),
-            );
+        // Nor the file of standard error (`--errors /dev/stderr 2>>run.log`): created anew, it
+        // would empty the log, and its records would write over the lines of this run.
+        let log_file = std::fs::canonicalize("/proc/self/fd/2")
+            .ok()
+            .filter(|p| p.is_file());
+        let errors_at = std::fs::canonicalize(path).ok();
+        for (stream, file) in [("output", &output_file), ("error", &log_file)] {
+            if file.is_some() && errors_at == *file {
+                usage_error(
+                    command,
+                    clap::error::ErrorKind::ArgumentConflict,
+                    &format!(
+                        "--errors names the file that standard {stream} goes to: {}",
+                        path.display()
+                    ),
+                );
+            }
         }
     }
     // Created before any page is read, so that a path that cannot be written stops the run

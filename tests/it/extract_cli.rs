@@ -2157,6 +2157,29 @@ fn the_output_file_is_not_read_as_an_input() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(stderr(&refused)
         .starts_with("textsift: --errors names the file that standard output goes to"));
+    // Nor the file that standard error is appended to: the log would be emptied.
+    let logs = tempfile::tempdir().unwrap();
+    let log_path = logs.path().join("run.log");
+    std::fs::write(&log_path, "an earlier run's line\n").unwrap();
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log_path)
+        .unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_textsift"))
+        .args(["extract", "--errors", "/dev/stderr", root])
+        .stdout(Stdio::null())
+        .stderr(log)
+        .status()
+        .unwrap();
+    assert_eq!(refused.code(), Some(2));
+    let logged = std::fs::read_to_string(&log_path).unwrap();
+    assert!(
+        logged.starts_with(
+            "an earlier run's line\ntextsift: --errors names the file that \
+             standard error goes to: /dev/stderr"
+        ),
+        "{logged}"
+    );
 }
 
 #[test]
