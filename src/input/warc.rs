@@ -198,6 +198,9 @@ struct Body {
     /// The error that stopped the reading before the block's end (a gzip member cut short):
     /// the records held in `replay` are read all the same.
     failed: Option<std::io::Error>,
+    /// How many records seemed to start in the bytes that were held and then let go, past
+    /// `hold`: records lost if the block's length proves wrong.
+    let_go: u64,
 }
 
 /// Read a record's block of `len` bytes, keeping the first `keep` of them, and holding the
@@ -209,6 +212,7 @@ fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64, left: Option<u
         got: 0,
         replay: None,
         failed: None,
+        let_go: 0,
     };
     // The last bytes read, for a record start that straddles two reads.
     let mut carry: Vec<u8> = Vec::with_capacity(2 * RECORD_START_CARRY);
@@ -255,12 +259,21 @@ fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64, left: Option<u
         match &mut body.replay {
             Some(held) if (held.len() + n) as u64 <= hold => held.extend_from_slice(chunk),
             _ => {
+                if let Some(held) = body.replay.take() {
+                    body.let_go += record_starts(&held);
+                }
                 body.replay = record_start(&carry, chunk)
                     .map(|at| match at.checked_sub(carry.len()) {
                         Some(at) => chunk[at..].to_vec(),
                         None => [&carry[at..], chunk].concat(),
                     })
-                    .filter(|held| held.len() as u64 <= hold);
+                    .filter(|held| {
+                        let fits = held.len() as u64 <= hold;
+                        if !fits {
+                            body.let_go += record_starts(held);
+                        }
+                        fits
+                    });
             }
         }
         keep_tail(&mut carry, chunk);
@@ -281,6 +294,21 @@ fn version_line_started(tail: &[u8]) -> Option<&[u8]> {
         let before = tail.strip_suffix(&WARC_LINE[..k])?;
         (before.ends_with(b"\n\n") || before.ends_with(b"\n\r\n")).then_some(&WARC_LINE[..k])
     })
+}
+
+/// How many records seem to start in `held`, bytes that begin where one does: a
+/// [`WARC_LINE`] at its start or after a blank line, or followed by what a version line is.
+fn record_starts(held: &[u8]) -> u64 {
+    memchr::memmem::find_iter(held, WARC_LINE)
+        .filter(|&at| {
+            let before = &held[..at];
+            let after = &held[at + WARC_LINE.len()..];
+            at == 0
+                || before.ends_with(b"\n\n")
+                || before.ends_with(b"\n\r\n")
+                || version_line_follows(&after[..after.len().min(VERSION_LOOKAHEAD)]) == Some(true)
+        })
+        .count() as u64
 }
 
 /// Keep in `carry` the last [`RECORD_START_CARRY`] bytes read, `chunk` being the latest read.
@@ -640,6 +668,7 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
         got,
         replay,
         failed,
+        let_go,
     } = warc_body(stream, len, keep, bound, left);
     let read_error = |e| stream_error(e, |e| Error::Record(format!("bad WARC record: {e}")));
     // A record that would have been a page is named as its page would be, with its record
@@ -718,8 +747,21 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
                  does"
             )
         };
-        if replay.is_some() {
-            why.push_str("; reading on at a record that starts inside it");
+        // Records that the block ran into and that could not all be held are lost: said, so
+        // that a crawl's count of records can be checked.
+        match (replay.is_some(), let_go) {
+            (true, 0) => why.push_str("; reading on at a record that starts inside it"),
+            (true, n) => why.push_str(&format!(
+                "; {n} record{} that start inside it passed over (more bytes than the limit to \
+                 hold: --max-bytes), reading on at a later one",
+                if n == 1 { "" } else { "s" }
+            )),
+            (false, 0) => {}
+            (false, n) => why.push_str(&format!(
+                "; {n} record{} that start inside it passed over (more bytes than the limit to \
+                 hold: --max-bytes)",
+                if n == 1 { "" } else { "s" }
+            )),
         }
         return Ok(Record::Bad(failure(Error::Record(why)), replay));
     }

@@ -1733,6 +1733,46 @@ fn a_checksum_met_after_a_bad_record_is_reported() {
     );
 }
 
+/// A record cut short by a crash whose planned length runs over more records than the limit
+/// lets it hold: the records it lets go are counted in its failure, and reading goes on at
+/// a later record it ran into.
+#[test]
+fn records_that_a_long_lying_length_runs_over_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    // Pages of 100 kB; the limit holds the page and 1 MiB for the HTTP head, about 11 of them.
+    let page = format!("{ARTICLE}<!-- {} -->", "x".repeat(100_000));
+    let body = http(&page);
+    let ok = |i: usize| warc_record("response", &format!("https://a.example/{i}"), &body, None);
+    // Record 0 says it holds 30 records' bytes.
+    let each = ok(1).len() as u64;
+    let lying = warc_record("response", "https://a.example/0", &body, Some(30 * each));
+    let mut parts = vec![lying];
+    parts.extend((1..=40).map(ok));
+    let path = dir.path().join("crash.warc");
+    std::fs::write(&path, parts.concat()).unwrap();
+    let got = items(&path, each);
+    let msg = error_of(&got[0]);
+    let read: Vec<usize> = read_parts(&got)
+        .iter()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    // The records read again, and those after the block, are read; the others are counted.
+    let first = read[0];
+    assert!(
+        first > 1 && read == (first..=40).collect::<Vec<_>>(),
+        "{read:?}"
+    );
+    let lost = first - 1;
+    assert!(
+        msg.contains(&format!(
+            "; {lost} records that start inside it passed over (more bytes than the limit to \
+             hold: --max-bytes), reading on at a later one"
+        )),
+        "{msg}"
+    );
+    assert_eq!(got.len(), 1 + read.len());
+}
+
 #[test]
 fn warc_records_with_lying_lengths() {
     let dir = tempfile::tempdir().unwrap();
