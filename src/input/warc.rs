@@ -23,8 +23,9 @@ struct WarcHeader {
     uri: Option<String>,
     /// `WARC-Record-ID` and `WARC-Date`.
     record: WarcRecord,
-    /// `Content-Length` of the record's block.
-    length: u64,
+    /// `Content-Length` of the record's block, or why it cannot be read (the record is then
+    /// reported by its other fields, as its page would be).
+    length: std::result::Result<u64, String>,
     /// The record's own `Content-Type` (for a `resource` record, the type of its page).
     content_type: Option<String>,
 }
@@ -99,13 +100,13 @@ fn warc_header(r: &mut dyn BufRead, first: bool) -> Result<Option<WarcHeader>> {
                 length = Some(
                     value
                         .parse::<u64>()
-                        .map_err(|_| bad(format!("Content-Length {value:?} is not a number")))?,
+                        .map_err(|_| format!("Content-Length {value:?} is not a number")),
                 )
             }
             _ => {}
         }
     }
-    let length = length.ok_or_else(|| bad("no Content-Length".into()))?;
+    let length = length.unwrap_or_else(|| Err("no Content-Length".into()));
     Ok(Some(WarcHeader {
         kind: kind.unwrap_or_default(),
         uri,
@@ -652,6 +653,23 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
             .as_deref()
             .is_some_and(|t| html_charset(t).is_some());
     let wanted = response || resource_page;
+    // A record that would have been a page is named as its page would be, with its record
+    // id, so that a failure joins back to the crawl; another by its place.
+    let named = uri.as_deref().filter(|_| wanted);
+    let failure = |error| Item {
+        warc: wanted.then(|| record.clone()),
+        url: named.map(str::to_owned),
+        place: named.map(|_| place.to_string()),
+        ..Item::new(named.unwrap_or(place).to_string(), Err(error))
+    };
+    let len = match len {
+        Ok(len) => len,
+        // Reading goes on at the next record start.
+        Err(why) => {
+            let why = format!("bad WARC record: {why}");
+            return Ok(Record::Bad(failure(Error::Record(why)), None));
+        }
+    };
     let bound = max_bytes.saturating_add(HTTP_HEADER_ALLOWANCE);
     let too_large = len > bound;
     // Of a response over the limit, only the HTTP head is kept: an image or a redirect is
@@ -671,15 +689,6 @@ fn warc_record(stream: &mut Replay, max_bytes: u64, place: &str) -> Result<Recor
         let_go,
     } = warc_body(stream, len, keep, bound, left);
     let read_error = |e| stream_error(e, |e| Error::Record(format!("bad WARC record: {e}")));
-    // A record that would have been a page is named as its page would be, with its record
-    // id, so that a failure joins back to the crawl; another by its place.
-    let named = uri.as_deref().filter(|_| wanted);
-    let failure = |error| Item {
-        warc: wanted.then(|| record.clone()),
-        url: named.map(str::to_owned),
-        place: named.map(|_| place.to_string()),
-        ..Item::new(named.unwrap_or(place).to_string(), Err(error))
-    };
     // A block that cannot be read to its end holds no page; a record that it ran into and
     // held whole is read again below, as after a block cut short.
     let failed = match (failed, &replay) {

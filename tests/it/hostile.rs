@@ -1870,13 +1870,20 @@ fn warc_records_with_lying_lengths() {
             ("swallowed", true),
             ("2", true),
             ("3", true),
-            ("resync.warc#5", false),
+            ("4", false),
             ("5", true),
         ]
     );
     let error = |i: usize| error_of(&got[i]);
     assert_eq!(got[0].source, "https://a.example/over");
     assert!(error(4).contains("not a number"), "{}", error(4));
+    // A length that cannot be read loses its record, which is named as its page would be,
+    // with its record id and its place in the file, as the header gave them.
+    assert!(got[4].warc.is_some());
+    assert_eq!(
+        got[4].place.as_deref(),
+        Some(&*format!("{}#5", dir.path().join("resync.warc").display()))
+    );
     assert_eq!(got[1].bytes.as_deref().unwrap(), ARTICLE.as_bytes());
     assert_eq!(got[3].bytes.as_deref().unwrap(), quoting.as_bytes());
     // A header without a length, right before a record.
