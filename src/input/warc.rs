@@ -260,10 +260,13 @@ fn warc_body(r: &mut dyn BufRead, len: u64, keep: u64, hold: u64, left: Option<u
         match &mut body.replay {
             Some(held) if (held.len() + n) as u64 <= hold => held.extend_from_slice(chunk),
             _ => {
+                let start = record_start(&carry, chunk);
                 if let Some(held) = body.replay.take() {
-                    body.let_go += record_starts(&held);
+                    // A start in the bytes carried over, the held bytes' last, is held again.
+                    let again = start.map_or(0, |at| carry.len().saturating_sub(at));
+                    body.let_go += record_starts(&held[..held.len().saturating_sub(again)]);
                 }
-                body.replay = record_start(&carry, chunk)
+                body.replay = start
                     .map(|at| match at.checked_sub(carry.len()) {
                         Some(at) => chunk[at..].to_vec(),
                         None => [&carry[at..], chunk].concat(),

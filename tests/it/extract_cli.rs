@@ -2780,6 +2780,25 @@ fn the_debug_view_says_why_a_block_is_dropped_and_when_the_page_was_cut() {
     assert!(!html.contains("=0\n"), "zero features are left out");
     assert!(html.contains("words="));
     assert!(!html.contains("cut at the block limit"));
+    // What labelled the blocks, and where the cut fell on this page: with threshold 0 every
+    // block is kept but the repeat, whatever its score.
+    assert!(
+        html.contains(
+            "<p class=\"m\">Labelled by the embedded model, decoder `threshold 0.00` (headings \
+             attached: false, repeats dropped: true), favor balance.</p>"
+        ),
+        "{html}"
+    );
+    assert!(html.contains(": 4 blocks, 3 kept. Kept: scores "), "{html}");
+    assert!(
+        !html.contains("; dropped: "),
+        "a repeat is no score cut: {html}"
+    );
+    // The page's own features are said once, not on each block.
+    assert_eq!(html.matches("page_blocks=4").count(), 1, "{html}");
+    assert!(html.contains("the same on every block: "), "{html}");
+    // No script or outside resource may run or load, whatever a page holds.
+    assert!(html.contains("content=\"default-src 'none'; style-src 'unsafe-inline'\""));
     let cut = view(&["--max-blocks", "2"]);
     assert!(
         cut.contains("; the page was cut at the block limit, its later blocks are not shown."),
