@@ -184,10 +184,21 @@ pub(crate) fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
 }
 
 /// Features of all blocks of a page, row-major: `N_FEATURES` values per block.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Clone, PartialEq, Default)]
 pub struct FeatureMatrix {
     /// Row-major values.
     pub data: Vec<f32>,
+}
+
+/// Its shape, not its values: an [`crate::Extraction`] printed with `{:?}` would otherwise
+/// show 106 numbers per block.
+impl std::fmt::Debug for FeatureMatrix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FeatureMatrix")
+            .field("rows", &self.rows())
+            .field("features", &N_FEATURES)
+            .finish_non_exhaustive()
+    }
 }
 
 impl FeatureMatrix {

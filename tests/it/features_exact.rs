@@ -214,3 +214,12 @@ fn thai_lao_khmer_and_myanmar_words_come_from_a_dictionary() {
     close(m, 2, F::Words, 2.0);
     close(m, 2, F::Sentences, 1.0);
 }
+
+#[test]
+fn a_feature_matrix_prints_its_shape_not_its_values() {
+    let a = run("<p>One paragraph of a few words.</p><p>And a second one after it.</p>");
+    assert_eq!(
+        format!("{:?}", a.features),
+        format!("FeatureMatrix {{ rows: 2, features: {N_FEATURES}, .. }}")
+    );
+}
