@@ -1011,6 +1011,14 @@ fn http_payload(record: &[u8]) -> Result<Payload<'_>, String> {
         parsed = lenient.parse_response(&mut response, &head);
     }
     let Ok(httparse::Status::Complete(head_end)) = parsed else {
+        // A head that never ends holds no body: an empty response, not a page of its lines.
+        if parsed == Ok(httparse::Status::Partial) {
+            return Ok(Payload {
+                body: (&[][..]).into(),
+                charset: None,
+                encoding: None,
+            });
+        }
         let body = record
             .windows(4)
             .position(|w| w == b"\r\n\r\n")
@@ -1179,6 +1187,17 @@ mod tests {
             decode_codings(payload.body.into(), payload.encoding, 1 << 20).unwrap(),
             page
         );
+    }
+
+    /// A head that never ends (a response cut inside its headers) holds no body, so its
+    /// record is an empty response, passed over, rather than a page made of its header lines.
+    #[test]
+    fn a_head_that_never_ends_holds_no_body() {
+        let record = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Foo: bar";
+        assert!(http_payload(record).unwrap().body.is_empty());
+        // A head that does not parse is not such a head: the page after it is read.
+        let odd = b"garbage not http at all\r\n\r\n<p>The page.</p>";
+        assert_eq!(&*http_payload(odd).unwrap().body, b"<p>The page.</p>");
     }
 
     /// Header lines that do not parse are passed over, as browsers pass them over: the
