@@ -6,7 +6,7 @@ folder's pages and score each model on pages of other sites.
         [--sizes 50,100,200,400,800,0] [--splits 0,1,2] [--folds 0] \
         [--textsift target/release/textsift]
 
-The sites (domains) are cut into 5 parts by a hash of their name; for each split named, one
+The sites are cut into 5 parts by a hash of their name; for each split named, one
 part is the test set and the pages of the other four are the pool. Sites are taken from the
 pool in a seeded order, all the pages of a site at a time, until a subset holds the size asked
 for (0: the whole pool), so each subset holds the smaller ones and no site is in both a subset
@@ -15,6 +15,13 @@ cross-validation (`textsift train --folds 0`; `--folds N` cross-validates the su
 which then picks the decoder), and `textsift eval` scores it on the test
 pages with WCXB's word F1. The manifests, models and outputs stay in the work folder; the
 pages are read where they are.
+
+A site is a registrable domain, as `textsift train` groups pages (`uk.shop.example.com` and
+`example.com` are one site). Python has no public suffix list of its own, so it is taken as the
+host's last two labels, or three under a country's second level (`example.co.uk`,
+`example.com.au`): coarser than the list's where it names a suffix of its own
+(`alice.github.io` is a site of `github.io` here), so that the hosts of one site stay in one
+part.
 """
 import argparse
 import hashlib
@@ -30,9 +37,25 @@ from urllib.parse import urlparse
 PARTS = 5
 
 
+# Second-level labels under which a country's domains register (`example.co.uk`).
+SECOND_LEVELS = {"ac", "co", "com", "edu", "gov", "go", "ne", "net", "or", "org"}
+
+
+def host(url):
+    """The URL's host, without `www.`."""
+    name = (urlparse(url).hostname or "").lower().rstrip(".")
+    return name[4:] if name.startswith("www.") else name
+
+
 def domain(url):
-    host = (urlparse(url).hostname or "").lower()
-    return host[4:] if host.startswith("www.") else host
+    """The URL's site: its registrable domain, as near as the module's rules come to it."""
+    name = (urlparse(url).hostname or "").lower().rstrip(".")
+    labels = name.split(".")
+    # An address (IPv4, or IPv6 without dots) is a site of its own.
+    if len(labels) < 3 or all(l.isdigit() for l in labels) or ":" in name:
+        return name
+    keep = 3 if len(labels[-1]) == 2 and labels[-2] in SECOND_LEVELS else 2
+    return ".".join(labels[-keep:])
 
 
 def part_of(site):

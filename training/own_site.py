@@ -11,14 +11,16 @@ are scored on the test pages with WCXB's word F1 (`textsift eval`):
     python3 training/own_site.py ../shared/data/wcxb/dev /tmp/own \
         [--min-pages 6] [--textsift target/release/textsift]
 
-Models are trained with `training/recipe.toml` and no cross-validation (`--folds 0`).
+Models are trained with `training/recipe.toml` and no cross-validation (`--folds 0`). A site
+here is a host (`developer.mozilla.org`), whose pages share their templates, as the pages of
+one's own site do; the learning curve's sites are registrable domains.
 """
 import argparse
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from learning_curve import evaluate, load, train, word_f1, write  # noqa: E402
+from learning_curve import evaluate, host, load, train, word_f1, write  # noqa: E402
 
 
 def main():
@@ -31,6 +33,8 @@ def main():
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     pages = load(args.data)
+    for p in pages:
+        p["group"] = host(p["url"]) or p["id"]
     by_site = {}
     for p in pages:
         by_site.setdefault(p["group"], []).append(p)
