@@ -625,23 +625,6 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
                 rec.source
             )));
         };
-        // Written for every block, `[]` when it has none: a record without it (a field cut to
-        // make a file easier to edit) would train a model that learns no class/id tokens.
-        // (Quotes inside a string are escaped, and a value is not followed by `:`: a bare
-        // `"classes"` before a colon is the key.)
-        let has_classes = line
-            .match_indices("\"classes\"")
-            .any(|(at, key)| line[at + key.len()..].trim_start().starts_with(':'));
-        if !has_classes {
-            return Err(Error::Annotation(format!(
-                "{}:{n}: block {} of {} has no `classes` (the class and id values of its \
-                 elements, which the model learns from; keep the field as `textsift blocks` \
-                 wrote it)",
-                path.display(),
-                rec.index,
-                rec.source
-            )));
-        }
         if rec.schema.as_deref() != Some(schema.as_str()) {
             // Under the same names, features of another schema may be defined otherwise: a
             // model trained on them would misread every page.

@@ -219,7 +219,10 @@ impl BoostParams {
             return bad("model.feature_fraction: must be in (0, 1]");
         }
         if !(2..=crate::forest::MAX_ROWS_PER_TREE).contains(&self.rows_per_tree) {
-            return bad("model.rows_per_tree: must be 2 to 10000000");
+            return bad(&format!(
+                "model.rows_per_tree: must be 2 to {}",
+                crate::forest::MAX_ROWS_PER_TREE
+            ));
         }
         if !(self.learning_rate > 0.0 && self.learning_rate <= 1.0) {
             return bad("model.learning_rate: must be in (0, 1]");

@@ -104,7 +104,9 @@ impl ForestParams {
             return bad("model.feature_fraction: must be in (0, 1]");
         }
         if !(1..=MAX_ROWS_PER_TREE).contains(&self.rows_per_tree) {
-            return bad("model.rows_per_tree: must be 1 to 10000000");
+            return bad(&format!(
+                "model.rows_per_tree: must be 1 to {MAX_ROWS_PER_TREE}"
+            ));
         }
 
         Ok(())

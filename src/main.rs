@@ -963,17 +963,18 @@ fn run_batch(
         // With several inputs the bar counts the inputs done, else the pages.
         (progress_bar(inputs), inputs.is_some_and(|n| n > 1))
     });
-    // The file that standard output was sent to, when it is one (`> out.jsonl`): Linux names
-    // it in /proc.
-    let output_file = std::fs::canonicalize("/proc/self/fd/1")
-        .ok()
-        .filter(|p| p.is_file());
+    // The file that a standard stream was sent to, when it is one (`> out.jsonl`): Linux
+    // names it in /proc.
+    let file_of = |fd: u8| {
+        std::fs::canonicalize(format!("/proc/self/fd/{fd}"))
+            .ok()
+            .filter(|p| p.is_file())
+    };
+    let output_file = file_of(1);
     if let Some(path) = &input.errors {
         // Nor the file of standard error (`--errors /dev/stderr 2>>run.log`): created anew, it
         // would empty the log, and its records would write over the lines of this run.
-        let log_file = std::fs::canonicalize("/proc/self/fd/2")
-            .ok()
-            .filter(|p| p.is_file());
+        let log_file = file_of(2);
         let errors_at = std::fs::canonicalize(path).ok();
         for (stream, file) in [("output", &output_file), ("error", &log_file)] {
             if file.is_some() && errors_at == *file {

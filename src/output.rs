@@ -133,8 +133,9 @@ pub struct BlockRecord {
     /// The features, by name.
     pub features: FeatureValues,
     /// Class/id values of the block's element and its ancestors, nearest first: a model
-    /// trained on these records learns its class/id tokens from them.
-    #[serde(default)]
+    /// trained on these records learns its class/id tokens from them. Written for every
+    /// block (`[]` when it has none) and required when read: a record cut of it would train a
+    /// model that learns no class/id tokens.
     pub classes: Vec<String>,
 }
 

@@ -387,7 +387,7 @@ fn hand_corrected_block_labels_train_a_model() {
     let at = line
         .find(",\"classes\":")
         .expect("records end with their classes");
-    refused(&format!("{}}}", &line[..at]), &["has no `classes`"]);
+    refused(&format!("{}}}", &line[..at]), &["missing field `classes`"]);
 }
 
 #[test]
