@@ -1527,6 +1527,7 @@ fn extract(mut args: ExtractArgs) -> anyhow::Result<ExitCode> {
                 md
             });
             let record = || textsift::output::PageRecord {
+                place: item.place.as_deref(),
                 url: item.url_apart(),
                 fields: item.fields.as_deref(),
                 markdown: markdown.as_deref(),

@@ -1295,14 +1295,20 @@ fn quote_goes_on(indent: &str, text: String) -> (String, Gap) {
     (format!("{indent}>\n{text}"), Gap::Newline)
 }
 
-/// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, then for a page
-/// of a WARC file `warc_record_id` and `warc_date`, `url` when the input names it apart from
+/// One page as a `json`/`jsonl` record, its keys in a fixed order: `source`, `place` for a
+/// record of a JSON Lines or WARC file, then for a page of a WARC file `warc_record_id` and
+/// `warc_date`, `url` when the input names it apart from
 /// `source`, `fields` when asked for, then `title`, `text`, `markdown` and `blocks` when asked
 /// (a reader of a long JSON Lines file sees the title before the text).
 #[derive(Debug, Serialize)]
 pub struct PageRecord<'a> {
     /// The input as given, or the record id.
     pub source: &'a str,
+    /// Where the record is in its input, when `source` names it by its id or URL
+    /// ([`crate::input::Item::place`]: `FILE:LINE`, `FILE#N`), as two files may both hold a
+    /// record of one id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<&'a str>,
     /// The `WARC-Record-ID` of the record the page came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warc_record_id: Option<&'a str>,
@@ -1335,8 +1341,9 @@ pub struct PageRecord<'a> {
 }
 
 /// One page as a record: source, the WARC record it came from if any, title, text, and the
-/// blocks when `with_blocks` (set `url` to add the page's URL, `fields` to add a record's
-/// fields passed through, `markdown` to add the text as Markdown).
+/// blocks when `with_blocks` (set `place` to add where a record is in its input, `url` to
+/// add the page's URL, `fields` to add a record's fields passed through, `markdown` to add
+/// the text as Markdown).
 pub fn to_json<'a>(
     source: &'a str,
     warc: Option<&'a crate::input::WarcRecord>,
@@ -1345,6 +1352,7 @@ pub fn to_json<'a>(
 ) -> PageRecord<'a> {
     PageRecord {
         source,
+        place: None,
         warc_record_id: warc.and_then(|w| w.id.as_deref()),
         warc_date: warc.and_then(|w| w.date.as_deref()),
         url: None,

@@ -579,9 +579,20 @@ fn jsonl_and_warc_inputs() {
         .map(|r| r.get("url").map(|u| u.to_string()))
         .collect();
     assert_eq!(urls, [None, None, None, None, Some(format!("\"{page}\""))]);
+    // A record named by its id or url says where it is, a file's line; one named by its
+    // place does not say it twice.
+    let places: Vec<Option<String>> = records(&out)
+        .iter()
+        .map(|r| r.get("place").and_then(|p| p.as_str()).map(String::from))
+        .collect();
+    let at = |line: usize| Some(format!("{}:{line}", jsonl.display()));
+    assert_eq!(places, [at(1), at(3), at(4), None, at(7)]);
     let last = stdout(&out).lines().last().unwrap().to_string();
+    let place = serde_json::json!(at(7)).to_string();
     assert!(
-        last.starts_with(&format!(r#"{{"source":"b","url":"{page}","title":"#)),
+        last.starts_with(&format!(
+            r#"{{"source":"b","place":{place},"url":"{page}","title":"#
+        )),
         "{last}"
     );
     assert!(
@@ -626,9 +637,16 @@ fn jsonl_and_warc_inputs() {
         assert_eq!(rec["warc_date"], "2026-11-02T10:20:30Z");
     }
     assert_ne!(recs[0]["warc_record_id"], recs[1]["warc_record_id"]);
+    // And where it is in the file: the same URI may be fetched twice.
+    for (k, rec) in recs.iter().enumerate() {
+        assert_eq!(rec["place"], format!("{}#{}", warc.display(), k + 1));
+    }
     let line = stdout(&out).lines().next().unwrap().to_string();
+    let place = serde_json::json!(format!("{}#1", warc.display())).to_string();
     assert!(
-        line.starts_with("{\"source\":\"https://example.com/a\",\"warc_record_id\":\"<urn:uuid:"),
+        line.starts_with(&format!(
+            "{{\"source\":\"https://example.com/a\",\"place\":{place},\"warc_record_id\":\"<urn:uuid:"
+        )),
         "{line}"
     );
     assert!(
@@ -1104,8 +1122,8 @@ fn fields_of_json_lines_records_pass_through() {
     assert_eq!(
         lines,
         [
-            r#"{"source":"a","url":"https://news.example/a","fields":{"crawl":{"date":"2026-11-01","depth":2}}"#,
-            r#"{"source":"b","fields":{"lang":"en"}"#,
+            r#"{"source":"a","place":"-:1","url":"https://news.example/a","fields":{"crawl":{"date":"2026-11-01","depth":2}}"#,
+            r#"{"source":"b","place":"-:2","fields":{"lang":"en"}"#,
         ]
     );
     assert!(!stderr(&out).contains("note"), "{}", stderr(&out));
@@ -1119,7 +1137,8 @@ fn fields_of_json_lines_records_pass_through() {
         Some(twice.as_bytes()),
     );
     assert!(
-        stdout(&out).starts_with(r#"{"source":"t","fields":{"lang":"fr","crawl":1},"title""#),
+        stdout(&out)
+            .starts_with(r#"{"source":"t","place":"-:1","fields":{"lang":"fr","crawl":1},"title""#),
         "{}",
         stdout(&out)
     );
@@ -1332,7 +1351,10 @@ fn zstd_inputs_read_as_their_plain_bytes() {
         args.extend(paths.iter().map(String::as_str));
         let out = textsift(&args, None);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        stdout(&out).replace(".zst\"", "\"")
+        stdout(&out)
+            .replace(".zst\"", "\"")
+            .replace(".zst:", ":")
+            .replace(".zst#", "#")
     };
     let plain = run(["page.html", "crawl.warc", "pages.jsonl"]);
     let packed = run(["page.html.zst", "crawl.warc.zst", "pages.jsonl.zst"]);
@@ -1359,11 +1381,12 @@ fn zstd_inputs_read_as_their_plain_bytes() {
         Some(&std::fs::read(p("crawl.warc.zst")).unwrap()),
     );
     assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    // (Its records are placed in `-`.)
     let warc_lines: String = plain
         .lines()
         .skip(1)
         .take(4)
-        .map(|l| format!("{l}\n"))
+        .map(|l| format!("{l}\n").replace(&p("crawl.warc#"), "-#"))
         .collect();
     assert_eq!(stdout(&piped), warc_lines);
 
