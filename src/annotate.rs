@@ -176,7 +176,8 @@ pub fn content_text<'a>(
 /// The site of a URL: its registrable domain, the public suffix and the label before it
 /// (`blog.example.co.uk` and `www.example.co.uk` are `example.co.uk`), so that the pages of a
 /// site's subdomains, which share its templates, fall in one fold; the host itself for an IP
-/// address or a name under no public suffix (`localhost`). `None` without a host.
+/// address or a name under no public suffix (`localhost`). `None` without a host, or with
+/// one that no address could have (spaces, punctuation).
 pub fn domain_of(url: &str) -> Option<String> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let authority = rest.split(['/', '?', '#']).next()?.rsplit('@').next()?;
@@ -186,11 +187,14 @@ pub fn domain_of(url: &str) -> Option<String> {
         None => authority.split(':').next()?,
     };
     let host = host.trim_end_matches('.').to_ascii_lowercase();
-    if host.is_empty() {
-        return None;
-    }
+    // Not a host: a text that is not an address ("not a url at all").
+    let foreign =
+        |c: char| c.is_ascii() && !(c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
     if host.parse::<std::net::IpAddr>().is_ok() {
         return Some(host);
+    }
+    if host.is_empty() || host.contains(foreign) {
+        return None;
     }
     let site = psl::domain_str(&host).unwrap_or(&host);
     Some(site.strip_prefix("www.").unwrap_or(site).to_string())
@@ -210,8 +214,19 @@ enum HtmlSource {
     Inline(String),
 }
 
-/// Pages read and labelled, and the pages that failed (id, reason).
-pub type Loaded = (Vec<LabeledPage>, Vec<(String, Error)>);
+/// Pages read and labelled, and the pages that failed.
+pub type Loaded = (Vec<LabeledPage>, Vec<PageFailure>);
+
+/// An annotated page that could not be read or labelled.
+#[derive(Debug)]
+pub struct PageFailure {
+    /// The page's id.
+    pub id: String,
+    /// Its HTML file, as resolved, when the page names one (`html_path`, a folder's page).
+    pub path: Option<PathBuf>,
+    /// Why.
+    pub error: Error,
+}
 
 /// The lines of a file that hold more than whitespace, with their line numbers (from 1); a
 /// gzip or zstd file is decompressed as it is read.
@@ -297,12 +312,18 @@ pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
         return Ok(label_gold_pages(gold, min_aligned, max_bytes));
     }
     let lines = non_empty_lines(path)?;
-    if let Some((n, _)) = lines.iter().find(|(_, l)| !l.trim_start().starts_with('{')) {
+    if let Some((n, l)) = lines.iter().find(|(_, l)| !l.trim_start().starts_with('{')) {
         // An HTML page or a plain text given for the data, most likely: said as such rather
-        // than as the JSON parser's "expected value".
+        // than as the JSON parser's "expected value". A JSON array, or records written over
+        // several lines, are JSON but not JSON Lines.
+        let json = if l.trim_start().starts_with(['[', ']', '}', '"']) {
+            " (JSON Lines hold one object per line, not an array nor an object over several lines)"
+        } else {
+            ""
+        };
         return Err(Error::Annotation(format!(
-            "{}:{n}: not a JSON object; annotated data is a WCXB-style folder, or a JSON Lines \
-             file of pages with their gold text or of `textsift blocks` records",
+            "{}:{n}: not a JSON object{json}; annotated data is a WCXB-style folder, or a JSON \
+             Lines file of pages with their gold text or of `textsift blocks` records",
             path.display()
         )));
     }
@@ -310,16 +331,30 @@ pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
     // word anywhere else (an id, a gold text). One with a `source` and an `index`, which no
     // manifest has, is a block record too, its features lost (to a hand edit, say), and
     // refused as one.
-    let is_blocks = lines.first().is_some_and(|(_, l)| {
-        #[derive(serde::Deserialize)]
-        struct Probe {
-            features: Option<serde::de::IgnoredAny>,
-            source: Option<serde::de::IgnoredAny>,
-            index: Option<serde::de::IgnoredAny>,
-        }
-        serde_json::from_str::<Probe>(l)
-            .is_ok_and(|p| p.features.is_some() || (p.source.is_some() && p.index.is_some()))
-    });
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        features: Option<serde::de::IgnoredAny>,
+        source: Option<serde::de::IgnoredAny>,
+        index: Option<serde::de::IgnoredAny>,
+    }
+    let probe = lines
+        .first()
+        .and_then(|(_, l)| serde_json::from_str::<Probe>(l).ok());
+    let is_blocks = probe
+        .as_ref()
+        .is_some_and(|p| p.features.is_some() || (p.source.is_some() && p.index.is_some()));
+    // A `source` without blocks' fields: a page record of `textsift extract`, which no
+    // manifest's key names, and which holds no labels.
+    if probe.is_some_and(|p| p.source.is_some() && !is_blocks) {
+        return Err(Error::Annotation(format!(
+            "{}:{}: a page record of `textsift extract` (a `source`, no block `index`), which \
+             holds no labels; annotated data is a WCXB-style folder, a JSON Lines file of \
+             pages with their gold text (`id`, `html` or `html_path`, `text`), or \
+             `textsift blocks` records with their labels",
+            path.display(),
+            lines[0].0
+        )));
+    }
     if is_blocks {
         Ok((read_block_records(path, &lines)?, Vec::new()))
     } else {
@@ -553,13 +588,18 @@ fn read_manifest(path: &Path, base: &Path, lines: &[(usize, String)]) -> Result<
 }
 
 fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> Loaded {
-    let results: Vec<Result<LabeledPage, (String, Error)>> = pages
+    let results: Vec<Result<LabeledPage, PageFailure>> = pages
         .into_par_iter()
         .map(|p| {
-            // A page that meets a bug is skipped as a bad page, not the end of training.
             let id = p.id.clone();
+            let path = match &p.html {
+                HtmlSource::File(f) => Some(f.clone()),
+                HtmlSource::Inline(_) => None,
+            };
+            // A page that meets a bug is skipped as a bad page, not the end of training.
             crate::batch::isolate(|| Ok(label_gold_page(p, min_aligned, max_bytes)))
-                .unwrap_or_else(|e| Err((id, e)))
+                .and_then(|labelled| labelled)
+                .map_err(|error| PageFailure { id, path, error })
         })
         .collect();
     let mut ok = Vec::new();
@@ -573,19 +613,13 @@ fn label_gold_pages(pages: Vec<GoldPage>, min_aligned: f32, max_bytes: u64) -> L
     (ok, bad)
 }
 
-/// Read, segment and label one page by its gold text; an error names the page.
-fn label_gold_page(
-    p: GoldPage,
-    min_aligned: f32,
-    max_bytes: u64,
-) -> Result<LabeledPage, (String, Error)> {
+/// Read, segment and label one page by its gold text.
+fn label_gold_page(p: GoldPage, min_aligned: f32, max_bytes: u64) -> Result<LabeledPage> {
     let bytes = match &p.html {
         HtmlSource::File(f) => crate::input::read(Some(f), max_bytes),
         HtmlSource::Inline(h) => Ok(h.as_bytes().to_vec()),
     };
-    let analysis = bytes
-        .and_then(|b| crate::analyze(&b, SegmentLimits::default()))
-        .map_err(|e| (p.id.clone(), e))?;
+    let analysis = bytes.and_then(|b| crate::analyze(&b, SegmentLimits::default()))?;
     let tokens = ClassTokens::of_page(&analysis.page);
     let texts: Vec<String> = analysis.page.blocks.into_iter().map(|b| b.text).collect();
     let coverage = coverage(&texts, &p.gold);
@@ -992,7 +1026,11 @@ mod tests {
         ] {
             assert_eq!(domain_of(url).as_deref(), Some(site), "{url}");
         }
-        assert_eq!(domain_of(""), None);
+        // Texts that are no address.
+        for text in ["", "not a url at all", "see <here>", "https://", "a|b"] {
+            assert_eq!(domain_of(text), None, "{text}");
+        }
+        assert_eq!(domain_of("example.com/a").as_deref(), Some("example.com"));
     }
 
     #[test]

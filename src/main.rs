@@ -1403,6 +1403,11 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
                 ""
             }
         );
+        // A file that gives no block its label (pages named otherwise, or another crawl's
+        // file) fails the run, so that a script does not go on to label by hand from scratch.
+        if carried == 0 && unlabeled > 0 {
+            return Ok(ExitCode::FAILURE);
+        }
     }
     Ok(code)
 }
@@ -1612,10 +1617,10 @@ fn load_pages(data: &[PathBuf], min_aligned: f32) -> anyhow::Result<(Vec<Labeled
                 e @ Error::Annotation(_) => e.into(),
                 e => at_path(d)(e),
             })?;
-        for (id, e) in bad {
+        for textsift::annotate::PageFailure { id, path, error: e } in bad {
             // A page file of a manifest or a folder: the path tried, as resolved.
-            let file = match &e {
-                Error::Io { path, .. } => format!("{}: ", path.display()),
+            let file = match (&e, &path) {
+                (Error::Io { path, .. }, _) | (_, Some(path)) => format!("{}: ", path.display()),
                 _ => String::new(),
             };
             // A folder's page is looked for under each ending; the first is named.
@@ -1846,6 +1851,12 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         report!(
             "textsift: warning: no block of any page is labelled content (the gold texts are \
              empty or match no block's words), so the model learns to keep nothing"
+        );
+    } else if !pages.iter().any(|p| p.labels.contains(&false)) {
+        report!(
+            "textsift: warning: no block of any page is labelled boilerplate (the gold texts \
+             hold the whole pages, or every block record says content), so the model learns \
+             to keep everything"
         );
     }
     // A tree splits only rows of at least twice `min_samples_leaf`: on a few pages, a fold's

@@ -517,14 +517,34 @@ impl Model {
         crate::serial::encode(schema_hash(), &self.info, &self.classifier)
     }
 
-    /// Write a model file.
+    /// Write a model file. A regular file (or a new one) is written beside its place and
+    /// then renamed over it, so that a run stopped while writing leaves the earlier model
+    /// whole; anything else (a pipe, `/dev/stdout`, a link) is written as it is.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let bytes = self.to_bytes()?;
-        std::fs::write(path, bytes).map_err(|source| Error::Write {
+        let failed = |error| Error::Write {
             path: path.to_path_buf(),
-            error: source,
-        })
+            error,
+        };
+        let regular = match std::fs::symlink_metadata(path) {
+            Ok(m) => m.file_type().is_file(),
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        };
+        let name = path.file_name().filter(|_| regular);
+        let Some(name) = name else {
+            return std::fs::write(path, bytes).map_err(failed);
+        };
+        let mut partial = std::ffi::OsString::from(".");
+        partial.push(name);
+        partial.push(format!(".{}.partial", std::process::id()));
+        let partial = path.with_file_name(partial);
+        let written =
+            std::fs::write(&partial, bytes).and_then(|()| std::fs::rename(&partial, path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&partial);
+        }
+        written.map_err(failed)
     }
 
     /// Fill the `class_lex_*` features of a page's blocks from this model's class/id token

@@ -13,6 +13,9 @@
 //! | P | payload: bincode of the model itself |
 //! | 4 | CRC-32 of everything before it |
 //!
+//! Every version keeps the magic bytes, the version and the closing checksum where they are,
+//! so that a file of another version is told apart from a damaged one.
+//!
 //! Loading checks the magic bytes, the version, the length, the checksum and the schema hash
 //! before decoding anything, so a foreign, truncated, corrupt or stale file is refused with an
 //! error that names the problem.
@@ -99,6 +102,18 @@ fn frame(bytes: &[u8]) -> Result<(u64, &[u8], &[u8])> {
         return Err(Error::Model("truncated model file".into()));
     }
     let version = le_u32(&bytes[8..]);
+    // Every version so far ends with the checksum of the rest: a version field that a
+    // damaged byte changed is told apart from a file of another version.
+    let checked = || {
+        let (body, crc) = bytes.split_at(bytes.len() - 4);
+        crc32fast::hash(body) == le_u32(crc)
+    };
+    if version != FORMAT_VERSION && !checked() {
+        return Err(Error::Model(format!(
+            "corrupt model file (checksum mismatch; its format version reads {version}, this \
+             textsift reads version {FORMAT_VERSION})"
+        )));
+    }
     if version != FORMAT_VERSION {
         // An older file is retrained; a newer one was written by a newer textsift.
         let fix = if version < FORMAT_VERSION {
@@ -262,10 +277,30 @@ mod tests {
         assert!(refusal(&good[..5]).contains("truncated"));
         assert!(refusal(b"TEXT").contains("truncated"));
         assert!(refusal(b"TEXTile").contains("wrong magic"));
-        let mut other = good.clone();
-        let version = FORMAT_VERSION + 1;
-        other[8..12].copy_from_slice(&version.to_le_bytes());
-        assert!(refusal(&other).contains(&format!("format version {version}")));
+        // A file of another version, older or newer, against one whose version a damaged
+        // byte changed.
+        for version in [
+            FORMAT_VERSION - 1,
+            FORMAT_VERSION + 1,
+            FORMAT_VERSION ^ 1 << 16,
+        ] {
+            let mut other = good.clone();
+            other[8..12].copy_from_slice(&version.to_le_bytes());
+            let damaged = refusal(&other);
+            assert!(
+                damaged.contains("corrupt model file (checksum mismatch")
+                    && damaged.contains(&format!("version reads {version}")),
+                "{damaged}"
+            );
+            let body = other.len() - 4;
+            let crc = crc32fast::hash(&other[..body]);
+            other[body..].copy_from_slice(&crc.to_le_bytes());
+            let msg = refusal(&other);
+            assert!(
+                msg.contains(&format!("format version {version}, this textsift reads")),
+                "{msg}"
+            );
+        }
         let stale = encode(8, &("forest".to_string(), 3u32), &vec![1.0f32]).unwrap();
         assert!(refusal(&stale).contains("stale model"));
         assert!(refusal(&good[..good.len() - 1]).contains("truncated"));

@@ -510,15 +510,23 @@ pub fn cross_validate_with(
         let grouping = "page by page (no page names its site by a `url` or a `group`, so a \
                         site's pages may be in train and test both, and the scores too good)";
         (k.min(sites), grouping.to_string())
-    } else if sites < k {
-        (sites, format!("of one site each (only {sites} sites)"))
     } else if unsited > 0 {
+        let (k, by) = if sites < k {
+            (sites, format!("of one site each (only {sites} sites"))
+        } else {
+            (
+                k,
+                "grouped by domain (no site in both train and test".to_string(),
+            )
+        };
         let grouping = format!(
-            "grouped by domain (no site in both train and test; {unsited} of the {} pages \
-             name no site by a `url` or a `group` and are groups of their own)",
+            "{by}; {unsited} of the {} pages name no site by a `url` or a `group` and are \
+             groups of their own)",
             pages.len()
         );
         (k, grouping)
+    } else if sites < k {
+        (sites, format!("of one site each (only {sites} sites)"))
     } else {
         let grouping = "grouped by domain (no site in both train and test)";
         (k, grouping.to_string())
@@ -685,6 +693,12 @@ pub fn choose_decoding(decoders: &[DecoderScore], page_f1s: &[Vec<f64>]) -> (Dec
             2.0 * se
         );
         (top, why)
+    } else if mean < 0.00005 {
+        let why = format!(
+            "the default: {} scored the same to four places",
+            describe_decoding(&top)
+        );
+        (decoders[default].0, why)
     } else {
         let why = format!(
             "the default without a clear winner: {} scored {mean:.4} more, within twice the \
@@ -1094,6 +1108,10 @@ mod tests {
         let (d, why) = pick(&noisy, &base);
         assert_eq!(d, Decoding::WITHOUT_CV);
         assert!(why.contains("scored 0.0050 more"), "{why}");
+        // The same on every page (the first of equals is the best): said so, not "0.0000 more".
+        let (d, why) = pick(&base, &base);
+        assert_eq!(d, Decoding::WITHOUT_CV);
+        assert!(why.ends_with("scored the same to four places"), "{why}");
         // Without word scores per page (block records), the best candidate is taken.
         let decoders = vec![
             (threshold, mean(&[0.9]), Vec::new()),

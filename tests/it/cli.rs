@@ -257,7 +257,8 @@ fn labels_are_carried_over_to_blocks_computed_again() {
         &["blocks", "--labels", path_str(&earlier), path_str(&renamed)],
         None,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // No label carried over at all: the run failed its purpose.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
         format!(
@@ -1091,12 +1092,48 @@ fn train_names_the_page_files_it_cannot_read_and_gold_texts_that_keep_nothing() 
         stderr(&out)
     );
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    // A file that is there but no page (a model named by mistake): named by its path too.
+    std::fs::copy(&model, dir.path().join("pages/b.html")).unwrap();
+    let out = train(&manifest);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "{}: page b: {}: not an HTML page",
+            path_str(&manifest),
+            path_str(&tried)
+        )),
+        "{}",
+        stderr(&out)
+    );
     // Gold texts with no block's words: a model that keeps nothing, and a line that says so.
     std::fs::write(&manifest, record("a", "")).unwrap();
     let out = train(&manifest);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("warning: no block of any page is labelled content"),
+        "{}",
+        stderr(&out)
+    );
+    // A gold text that holds the whole page: a model that keeps everything.
+    let whole = textsift(
+        &[
+            "extract",
+            "--format",
+            "jsonl",
+            "--threshold",
+            "0",
+            "--decoder",
+            "threshold",
+            path_str(&dir.path().join("pages/a.html")),
+        ],
+        None,
+    );
+    let all: serde_json::Value = serde_json::from_str(stdout(&whole).trim()).unwrap();
+    std::fs::write(&manifest, record("a", all["text"].as_str().unwrap())).unwrap();
+    let out = train(&manifest);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: no block of any page is labelled boilerplate"),
         "{}",
         stderr(&out)
     );
@@ -1191,6 +1228,29 @@ fn manifests_are_read_from_standard_input_and_checked_key_by_key() {
     let msg = stderr(&out);
     assert!(msg.contains("page.html:1: not a JSON object;"), "{msg}");
     assert_eq!(msg.matches("page.html").count(), 1, "{msg}");
+    // A record over several lines, or an array of records, is JSON but not JSON Lines.
+    let record = serde_json::json!({"id": "p", "html": "<p>a</p>", "text": "a"});
+    for data in [
+        serde_json::to_string_pretty(&record).unwrap(),
+        format!("[\n{record}\n]"),
+    ] {
+        let out = train(&data);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a JSON object (JSON Lines hold one object per line"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // Extract's output holds no labels.
+    let extracted = textsift(&["extract", "--format", "jsonl", path_str(&html)], None);
+    let out = train(&stdout(&extracted));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("-:1: a page record of `textsift extract`"),
+        "{}",
+        stderr(&out)
+    );
     // A page with an empty gold text (a misspelt key in a WCXB ground truth reads so): named.
     let empty = line(serde_json::json!({"id": "blank", "html": generated(5), "text": " "}));
     let out = train(&(pages.clone() + &empty));

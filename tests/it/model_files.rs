@@ -148,6 +148,34 @@ fn a_paragraph_said_twice_is_kept_once_when_repeats_are_dropped() {
 }
 
 #[test]
+fn saving_over_a_model_replaces_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mine.tsm");
+    std::fs::write(&path, b"an earlier model").unwrap();
+    let model = Model::from_bytes(SHIPPED).unwrap();
+    model.save(&path).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), SHIPPED);
+    // Nothing is left beside it.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["mine.tsm"]);
+    // A folder that is not there: the error names the path, and nothing is written.
+    let missing = dir.path().join("no/such/mine.tsm");
+    match model.save(&missing) {
+        Err(Error::Write { path, .. }) => assert_eq!(path, missing),
+        other => panic!("{other:?}"),
+    }
+    // A directory in the file's place is not replaced.
+    let taken = dir.path().join("taken.tsm");
+    std::fs::create_dir(&taken).unwrap();
+    assert!(matches!(model.save(&taken), Err(Error::Write { .. })));
+    assert!(taken.is_dir());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+#[test]
 fn a_corrupted_byte_anywhere_is_refused() {
     let n = SHIPPED.len();
     let positions = (0..64).chain((64..n).step_by(509)).chain(n - 16..n);

@@ -122,6 +122,20 @@ fn pages_of_fewer_sites_than_folds_are_still_cross_validated() {
         "{}",
         cv.grouping
     );
+    // The same with fewer sites than folds: said too.
+    for (i, p) in unsited.iter_mut().enumerate().skip(1) {
+        p.group = format!("site{}", i % 2);
+    }
+    let mut five = recipe.clone();
+    five.cv.folds = 5;
+    let cv = train::cross_validate(&unsited, &five).unwrap();
+    assert_eq!(cv.folds.len(), 3);
+    assert!(
+        cv.grouping
+            .starts_with("of one site each (only 3 sites; 1 of the 24 pages name no site"),
+        "{}",
+        cv.grouping
+    );
     for p in &mut unsited {
         p.group = p.id.clone();
     }
