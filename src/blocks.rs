@@ -499,6 +499,8 @@ impl Page {
         let mut layout = self.layout.iter().peekable();
         // A list number as Markdown can write it: 0 to 9 digits.
         let number = |n: i64| n.clamp(0, 999_999_999) as u32;
+        // The number of the next item of each `<ol>`, as the page counts it.
+        let mut next_number: FxHashMap<u32, i64> = FxHashMap::default();
         // Reversed lists and their numbers of items (without a `start`, the first item's
         // number), counted only on pages that have such a list.
         let mut reversed: FxHashMap<u32, u32> = self
@@ -610,29 +612,32 @@ impl Page {
             };
             match (&*e.tag, e.parent) {
                 // An `<ol>` counts the number of its next item, from its `start`.
+                // Counted as the page counts, each item's number clamped: a list from -1
+                // is numbered 0, 0, 1.
                 ("ol", _) => {
-                    counted[i] = match own {
-                        Some(Layout::Start(n) | Layout::Reversed(Some(n))) => number(n),
+                    let start = match own {
+                        Some(Layout::Start(n) | Layout::Reversed(Some(n))) => n,
                         Some(Layout::Reversed(None)) => {
-                            reversed.get(&(i as u32)).copied().unwrap_or(0)
+                            reversed.get(&(i as u32)).copied().map_or(0, i64::from)
                         }
                         _ => 1,
-                    }
+                    };
+                    next_number.insert(i as u32, start);
                 }
                 // Its `<ol>`'s, through wrappers (`<ol><div><li>`), as a browser counts.
                 ("li", _) if tag(list_of(&owner, e)) == "ol" => {
                     let ol = list_of(&owner, e).map_or(i, |ol| ol as usize);
                     let n = match own {
-                        Some(Layout::Value(n)) => number(n),
-                        _ => counted[ol],
+                        Some(Layout::Value(n)) => n,
+                        _ => next_number.get(&(ol as u32)).copied().unwrap_or(1),
                     };
-                    position[i] = n;
+                    position[i] = number(n);
                     let step = if reversed.contains_key(&(ol as u32)) {
                         -1
                     } else {
                         1
                     };
-                    counted[ol] = number(i64::from(n) + step);
+                    next_number.insert(ol as u32, n.saturating_add(step));
                 }
                 ("tr", _) if table_of[i] != NONE => {
                     let t = table_of[i];
@@ -3682,6 +3687,38 @@ mod tests {
                 mark("✓", 5, 1, 1, false),
                 mark("✓", 5, 1, 2, false),
                 mark("—", 6, 2, 1, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn lists_counted_past_the_numbers_markdown_writes_stop_there() {
+        let html = "<ol start=-2><li>a</li><li>b</li><li>c</li><li>d</li></ol>\
+                    <ol reversed start=1><li>e</li><li>f</li><li>g</li></ol>\
+                    <ol start=999999998><li>h</li><li>i</li><li>j</li></ol>";
+        let page = segment(html, SegmentLimits::default()).unwrap();
+        let numbers: Vec<Option<u32>> = page
+            .roles()
+            .into_iter()
+            .map(|role| match role {
+                Role::Item(item) => item.number,
+                _ => None,
+            })
+            .collect();
+        let top = Some(999_999_999);
+        assert_eq!(
+            numbers,
+            [
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(1),
+                Some(1),
+                Some(0),
+                Some(0),
+                Some(999_999_998),
+                top,
+                top
             ]
         );
     }

@@ -536,6 +536,15 @@ fn unpacked_name(path: &Path) -> String {
         .to_string()
 }
 
+/// The failure of a JSON file given for JSON Lines.
+fn not_json_lines() -> Error {
+    Error::NotHtml(
+        "JSON, not JSON Lines (one record per line): `jq -c '.[]'` makes JSON Lines of an \
+         array of records, `jq -c .` of records spread over lines"
+            .into(),
+    )
+}
+
 /// A container told from the first bytes, with a page read as JSON Lines when the file's
 /// name says so.
 fn as_named(told: Container, path: Option<&Path>) -> Container {
@@ -694,6 +703,8 @@ fn opened_unguarded(
     };
     let read = |item| Pending(Deferred::Read(item));
     let gzip = packed == Packing::Gzip;
+    // Its first bytes read as JSON, though its name says JSON Lines.
+    let mut json_like = false;
     let (kind, failed) = match stream.fill_buf() {
         // A WARC or JSON Lines file of no bytes (a transfer that failed) is an empty input,
         // as an empty page is, not a file of no pages.
@@ -704,7 +715,11 @@ fn opened_unguarded(
         {
             return single(Err(Error::Empty));
         }
-        Ok(h) => (as_named(container_of(h), path.as_deref()), None),
+        Ok(h) => {
+            let told = container_of(h);
+            json_like = told == Container::Json;
+            (as_named(told, path.as_deref()), None)
+        }
         // Its first record or line lost, a WARC or JSON Lines file is read on from its next
         // gzip member.
         Err(e) if is_bad_gzip(&e) && path.as_deref().is_some_and(named_warc) => {
@@ -726,7 +741,22 @@ fn opened_unguarded(
             return Box::new(warc_pages(source, stream, start, max_bytes, failed).map(read))
         }
         Container::JsonLines => {
-            let lines = jsonl_lines(source, stream, gzip, max_bytes, failed);
+            let mut lines = jsonl_lines(source.clone(), stream, gzip, max_bytes, failed);
+            // A file named as JSON Lines whose first lines are no records but JSON begins so
+            // (an array, a record over several lines) is JSON: refused as such, with the way
+            // to make JSON Lines of it. One whose first line alone is cut is read on.
+            let head: Vec<_> = lines.by_ref().take(if json_like { 2 } else { 0 }).collect();
+            let record = |line: &[u8]| {
+                serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line).is_ok()
+            };
+            if json_like
+                && head
+                    .iter()
+                    .all(|l| l.as_ref().is_ok_and(|(_, l)| !record(l)))
+            {
+                return single(Err(not_json_lines()));
+            }
+            let lines = head.into_iter().chain(lines);
             let reading = reading.clone();
             return Box::new(lines.map(move |line| match line {
                 Ok((place, line)) if defer => Pending(Deferred::Line {
@@ -738,13 +768,7 @@ fn opened_unguarded(
                 Err(failed) => read(failed),
             }));
         }
-        Container::Json => {
-            return single(Err(Error::NotHtml(
-                "JSON, not JSON Lines (one record per line): `jq -c '.[]'` makes JSON Lines of \
-                 an array of records, `jq -c .` of records spread over lines"
-                    .into(),
-            )));
-        }
+        Container::Json => return single(Err(not_json_lines())),
         Container::Page => {}
     }
     let bytes = read_limited(stream, max_bytes).map_err(|e| match e {

@@ -907,20 +907,8 @@ fn run_batch(
                 .as_deref()
                 .is_some_and(|t| dir.is_some_and(|d| t.starts_with(d)))
         };
-        // Whether the file holds something else than an earlier run's failures.
-        let holds_other = || {
-            // Only a file is looked into: a pipe (`>(…)`, /dev/stderr) would wait for input.
-            if !std::fs::metadata(errors).is_ok_and(|m| m.is_file()) {
-                return false;
-            }
-            let mut head = Vec::new();
-            let read = std::fs::File::open(errors).and_then(|f| {
-                std::io::Read::read_to_end(&mut std::io::Read::take(f, 16), &mut head)
-            });
-            read.is_ok() && !head.is_empty() && !head.starts_with(b"{\"source\":")
-        };
         if let Some(dir) = named.filter(|p| p.is_dir()).find(walked) {
-            if holds_other() {
+            if holds_other_than_failures(errors) {
                 usage_error(
                     command,
                     clap::error::ErrorKind::ArgumentConflict,
@@ -931,19 +919,6 @@ fn run_batch(
                     ),
                 );
             }
-        }
-        // A list is read as the run goes, so a page it names cannot be told beforehand: a
-        // file that holds anything but failures is kept.
-        if input.files_from.is_some() && holds_other() {
-            usage_error(
-                command,
-                clap::error::ErrorKind::ArgumentConflict,
-                &format!(
-                    "--errors would overwrite a file that --files-from may list: {} (it holds \
-                     something else than an earlier run's failures)",
-                    errors.display()
-                ),
-            );
         }
     }
     let stdout_is_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
@@ -987,6 +962,20 @@ fn run_batch(
                     ),
                 );
             }
+        }
+        // Any other file that holds anything but failures is kept: a page named by mistake
+        // (`--errors page.html other.html`), or one that a list, read as the run goes, may
+        // name.
+        if holds_other_than_failures(path) {
+            usage_error(
+                command,
+                clap::error::ErrorKind::ArgumentConflict,
+                &format!(
+                    "--errors would overwrite a file that holds something else than an earlier \
+                     run's failures: {} (remove it first, or name another file)",
+                    path.display()
+                ),
+            );
         }
     }
     // Created before any page is read, so that a path that cannot be written stops the run
@@ -1410,6 +1399,18 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(code)
+}
+
+/// Whether the file at `path` holds something else than an earlier run's `--errors` records.
+/// Only a file is looked into: a pipe (`>(…)`, /dev/stderr) would wait for input.
+fn holds_other_than_failures(path: &std::path::Path) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 16), &mut head));
+    read.is_ok() && !head.is_empty() && !head.starts_with(b"{\"source\":")
 }
 
 /// Whether the inputs are one page: text for it by default, and no summary when it went well.

@@ -735,6 +735,36 @@ fn json_that_is_not_json_lines_is_refused_with_a_hint() {
         "{}",
         stderr(&out)
     );
+    // Named as JSON Lines, the same: the first lines are no records.
+    let records = serde_json::to_string(&array).unwrap();
+    for (name, text) in [("items.jsonl", &text), ("one.jsonl", &records)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = textsift(&["extract", path.to_str().unwrap()], None);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        assert!(
+            stderr(&out).contains("JSON, not JSON Lines") && stderr(&out).contains("1 failed"),
+            "{name}: {}",
+            stderr(&out)
+        );
+    }
+    // But a JSON Lines file whose first line was cut (in a field that held an array) is read
+    // on from its second line, the first reported.
+    let record = serde_json::json!({"id": "b", "html": article(4)}).to_string();
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(
+        &cut,
+        format!("[{{\"x\": 1}}], \"html\": \"<p>a</p>\"}}\n{record}\n"),
+    )
+    .unwrap();
+    let out = textsift(&["extract", cut.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("story 4"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("cut.jsonl:1: not a JSON record"),
+        "{}",
+        stderr(&out)
+    );
     // A page that starts with a bracket is still a page.
     let page = dir.path().join("bracket.html");
     std::fs::write(&page, format!("[draft] {}", article(3))).unwrap();
@@ -2378,8 +2408,14 @@ fn errors_file_lists_failed_pages_in_input_order() {
         stderr(&out)
     );
     assert_eq!(std::fs::read_to_string(&page).unwrap(), article(1));
-    // A list is read as the run goes: a file that holds something else than failures is
-    // refused, whether the list names it or not; an earlier run's failures are written over.
+    // A file that holds something else than failures is refused, whether a list names it
+    // or not, or no list is read (two names swapped); an earlier run's failures are written
+    // over.
+    let other = p("other.html");
+    std::fs::write(&other, article(2)).unwrap();
+    let out = textsift(&["extract", "--errors", &page, &other], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), article(1));
     for list in [page.clone(), String::new()] {
         let out = textsift(
             &["extract", "--files-from", "-", "--errors", &page],
@@ -2388,8 +2424,8 @@ fn errors_file_lists_failed_pages_in_input_order() {
         assert_eq!(out.status.code(), Some(2));
         assert!(
             stderr(&out).starts_with(&format!(
-                "textsift: --errors would overwrite a file that --files-from may list: {page} \
-                 (it holds something else than an earlier run's failures)"
+                "textsift: --errors would overwrite a file that holds something else than an \
+                 earlier run's failures: {page} (remove it first, or name another file)"
             )),
             "{}",
             stderr(&out)
