@@ -177,9 +177,13 @@ pub fn content_text<'a>(
 /// (`blog.example.co.uk` and `www.example.co.uk` are `example.co.uk`), so that the pages of a
 /// site's subdomains, which share its templates, fall in one fold; the host itself for an IP
 /// address or a name under no public suffix (`localhost`). `None` without a host, or with
-/// one that no address could have (spaces, punctuation).
+/// one that no address could have (spaces, punctuation), or for a text without a scheme whose
+/// host has no dot (`N/A`, `-`: placeholders, which would put their pages in one group).
 pub fn domain_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let url = url.trim();
+    let (schemed, rest) = url
+        .split_once("://")
+        .map_or((false, url), |(_, r)| (true, r));
     let authority = rest.split(['/', '?', '#']).next()?.rsplit('@').next()?;
     let host = match authority.strip_prefix('[') {
         // An IPv6 address, whose colons are not a port's.
@@ -193,7 +197,8 @@ pub fn domain_of(url: &str) -> Option<String> {
     if host.parse::<std::net::IpAddr>().is_ok() {
         return Some(host);
     }
-    if host.is_empty() || host.contains(foreign) {
+    let bare_name = !schemed && !host.contains('.') && host != "localhost";
+    if host.is_empty() || host.contains(foreign) || bare_name {
         return None;
     }
     let site = psl::domain_str(&host).unwrap_or(&host);
@@ -1027,10 +1032,21 @@ mod tests {
             assert_eq!(domain_of(url).as_deref(), Some(site), "{url}");
         }
         // Texts that are no address.
-        for text in ["", "not a url at all", "see <here>", "https://", "a|b"] {
+        for text in [
+            "",
+            "not a url at all",
+            "see <here>",
+            "https://",
+            "a|b",
+            "N/A",
+            "-",
+            "none",
+        ] {
             assert_eq!(domain_of(text), None, "{text}");
         }
         assert_eq!(domain_of("example.com/a").as_deref(), Some("example.com"));
+        assert_eq!(domain_of(" https://a.com ").as_deref(), Some("a.com"));
+        assert_eq!(domain_of("http://intranet/a").as_deref(), Some("intranet"));
     }
 
     #[test]

@@ -451,7 +451,7 @@ impl Page {
         // items, rows or cells its parent counts, and how many of those it counts itself.
         let mut table_of = vec![NONE; n];
         let mut position = vec![0u32; n];
-        let mut counted = vec![0u32; n];
+        let mut counted = vec![0i64; n];
         // Tables whose blocks are not all the text of their own cells, or that hold a table.
         let mut complex = vec![false; n];
         // Lists (`ul`, `ol`, `dl`, `menu`) around every element, itself included.
@@ -499,8 +499,6 @@ impl Page {
         let mut layout = self.layout.iter().peekable();
         // A list number as Markdown can write it: 0 to 9 digits.
         let number = |n: i64| n.clamp(0, 999_999_999) as u32;
-        // The number of the next item of each `<ol>`, as the page counts it.
-        let mut next_number: FxHashMap<u32, i64> = FxHashMap::default();
         // Reversed lists and their numbers of items (without a `start`, the first item's
         // number), counted only on pages that have such a list.
         let mut reversed: FxHashMap<u32, u32> = self
@@ -622,14 +620,14 @@ impl Page {
                         }
                         _ => 1,
                     };
-                    next_number.insert(i as u32, start);
+                    counted[i] = start;
                 }
                 // Its `<ol>`'s, through wrappers (`<ol><div><li>`), as a browser counts.
                 ("li", _) if tag(list_of(&owner, e)) == "ol" => {
                     let ol = list_of(&owner, e).map_or(i, |ol| ol as usize);
                     let n = match own {
                         Some(Layout::Value(n)) => n,
-                        _ => next_number.get(&(ol as u32)).copied().unwrap_or(1),
+                        _ => counted[ol],
                     };
                     position[i] = number(n);
                     let step = if reversed.contains_key(&(ol as u32)) {
@@ -637,12 +635,12 @@ impl Page {
                     } else {
                         1
                     };
-                    next_number.insert(ol as u32, n.saturating_add(step));
+                    counted[ol] = n.saturating_add(step);
                 }
                 ("tr", _) if table_of[i] != NONE => {
                     let t = table_of[i];
                     counted[t as usize] += 1;
-                    position[i] = counted[t as usize];
+                    position[i] = counted[t as usize] as u32;
                     if spanned.0 != t {
                         spanned = (t, Vec::new());
                     }
@@ -656,7 +654,7 @@ impl Page {
                     let taken = |c: u32| {
                         this_table && spanned.1.get(c as usize).is_some_and(|&last| last >= row)
                     };
-                    let mut col = counted[tr];
+                    let mut col = counted[tr] as u32;
                     while taken(col) {
                         col += 1;
                     }
@@ -665,7 +663,7 @@ impl Page {
                         _ => (1, 1),
                     };
                     position[i] = col.saturating_add(1);
-                    counted[tr] = col.saturating_add(cols);
+                    counted[tr] = i64::from(col.saturating_add(cols));
                     let end = col.saturating_add(cols) as usize;
                     if rows != 1 && this_table && end <= MAX_SPANNED_COLUMNS {
                         if spanned.1.len() < end {

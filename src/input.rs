@@ -746,8 +746,11 @@ fn opened_unguarded(
             // (an array, a record over several lines) is JSON: refused as such, with the way
             // to make JSON Lines of it. One whose first line alone is cut is read on.
             let head: Vec<_> = lines.by_ref().take(if json_like { 2 } else { 0 }).collect();
+            // Told by its shape, not parsed: the reader takes what a strict parse would not
+            // (bytes that are not UTF-8, lone surrogates).
             let record = |line: &[u8]| {
-                serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line).is_ok()
+                let line = line.trim_ascii();
+                line.len() > 1 && line.starts_with(b"{") && line.ends_with(b"}")
             };
             if json_like
                 && head

@@ -1401,16 +1401,34 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-/// Whether the file at `path` holds something else than an earlier run's `--errors` records.
-/// Only a file is looked into: a pipe (`>(…)`, /dev/stderr) would wait for input.
+/// Whether the file at `path` holds something else than an earlier run's `--errors` records
+/// (extract's or blocks' own records among them, which begin with a `source` too). Only a
+/// file is looked into: a pipe (`>(…)`, /dev/stderr) would wait for input.
 fn holds_other_than_failures(path: &std::path::Path) -> bool {
     if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return false;
     }
-    let mut head = Vec::new();
-    let read = std::fs::File::open(path)
-        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 16), &mut head));
-    read.is_ok() && !head.is_empty() && !head.starts_with(b"{\"source\":")
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    // The first line, or as much of it as a failure's record may hold.
+    let mut first = Vec::new();
+    let read = std::io::BufRead::read_until(
+        &mut std::io::BufReader::new(std::io::Read::take(file, 1 << 20)),
+        b'\n',
+        &mut first,
+    );
+    // A failure's keys, and none of a page's or a block's.
+    let failure = |line: &[u8]| {
+        type Keys = std::collections::HashMap<String, serde::de::IgnoredAny>;
+        serde_json::from_slice::<Keys>(line).is_ok_and(|keys| {
+            ["source", "kind", "error"]
+                .iter()
+                .all(|k| keys.contains_key(*k))
+                && !["index", "title"].iter().any(|k| keys.contains_key(*k))
+        })
+    };
+    read.is_ok() && !first.is_empty() && !failure(&first)
 }
 
 /// Whether the inputs are one page: text for it by default, and no summary when it went well.
@@ -1931,10 +1949,12 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let data: Vec<String> = args.data.iter().map(|d| d.display().to_string()).collect();
     let model = train::train_final(&pages, &recipe, data, cv.as_ref(), trained)?;
     let final_s = t2.elapsed().as_secs_f64();
-    let bytes = model.to_bytes()?;
-    std::fs::write(&args.out, &bytes).map_err(cannot_write(&args.out))?;
+    let written = model.save(&args.out).map_err(|e| match e {
+        Error::Write { path, error } => cannot_write(&path)(error),
+        e => e.into(),
+    })?;
     // A small model's size in kilobytes, rather than 0.00 MB.
-    let size = match bytes.len() {
+    let size = match written {
         n if n < 100_000 => format!("{:.1} kB", n as f64 / 1e3),
         n => format!("{:.2} MB", n as f64 / 1e6),
     };
@@ -1953,7 +1973,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             recipe: &recipe,
             cv: cv.as_ref(),
             model: &model,
-            model_bytes: bytes.len(),
+            model_bytes: written,
             seconds: (load_s, cv_s, final_s),
             peak_rss_mb: train::peak_rss_mb(),
         });

@@ -517,34 +517,43 @@ impl Model {
         crate::serial::encode(schema_hash(), &self.info, &self.classifier)
     }
 
-    /// Write a model file. A regular file (or a new one) is written beside its place and
-    /// then renamed over it, so that a run stopped while writing leaves the earlier model
-    /// whole; anything else (a pipe, `/dev/stdout`, a link) is written as it is.
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+    /// Write a model file, and say how many bytes it holds. A model written over an earlier
+    /// one (a regular file that may be written) is written beside it, flushed to the disk and
+    /// renamed over it with the earlier file's permissions, so that a run stopped while
+    /// writing leaves the earlier model whole (a hard link to it keeps the earlier model);
+    /// anything else (a new file, a pipe, `/dev/stdout`, a link) is written as it is.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<usize> {
         let path = path.as_ref();
         let bytes = self.to_bytes()?;
         let failed = |error| Error::Write {
             path: path.to_path_buf(),
             error,
         };
-        let regular = match std::fs::symlink_metadata(path) {
-            Ok(m) => m.file_type().is_file(),
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        let earlier = std::fs::symlink_metadata(path)
+            .ok()
+            .filter(|m| m.file_type().is_file() && !m.permissions().readonly());
+        // Beside the earlier file, or in place when no file can be made there.
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
         };
-        let name = path.file_name().filter(|_| regular);
-        let Some(name) = name else {
-            return std::fs::write(path, bytes).map_err(failed);
+        let beside = earlier.and_then(|m| {
+            let file = tempfile::Builder::new()
+                .prefix(".textsift-model-")
+                .tempfile_in(dir)
+                .ok()?;
+            Some((file, m.permissions()))
+        });
+        let Some((mut file, permissions)) = beside else {
+            std::fs::write(path, &bytes).map_err(failed)?;
+            return Ok(bytes.len());
         };
-        let mut partial = std::ffi::OsString::from(".");
-        partial.push(name);
-        partial.push(format!(".{}.partial", std::process::id()));
-        let partial = path.with_file_name(partial);
-        let written =
-            std::fs::write(&partial, bytes).and_then(|()| std::fs::rename(&partial, path));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&partial);
-        }
-        written.map_err(failed)
+        std::io::Write::write_all(&mut file, &bytes)
+            .and_then(|()| file.as_file().set_permissions(permissions))
+            .and_then(|()| file.as_file().sync_all())
+            .map_err(failed)?;
+        file.persist(path).map_err(|e| failed(e.error))?;
+        Ok(bytes.len())
     }
 
     /// Fill the `class_lex_*` features of a page's blocks from this model's class/id token

@@ -511,20 +511,25 @@ pub fn cross_validate_with(
                         site's pages may be in train and test both, and the scores too good)";
         (k.min(sites), grouping.to_string())
     } else if unsited > 0 {
-        let (k, by) = if sites < k {
-            (sites, format!("of one site each (only {sites} sites"))
+        let n = pages.len();
+        if sites < k {
+            // The groups are the sites and the pages that name none.
+            let named = match sites - unsited {
+                1 => "1 site".to_string(),
+                more => format!("{more} sites"),
+            };
+            let grouping = format!(
+                "of one group each (only {sites} groups: {named}, and {unsited} of the {n} \
+                 pages, which name no site by a `url` or a `group`)"
+            );
+            (sites, grouping)
         } else {
-            (
-                k,
-                "grouped by domain (no site in both train and test".to_string(),
-            )
-        };
-        let grouping = format!(
-            "{by}; {unsited} of the {} pages name no site by a `url` or a `group` and are \
-             groups of their own)",
-            pages.len()
-        );
-        (k, grouping)
+            let grouping = format!(
+                "grouped by domain (no site in both train and test; {unsited} of the {n} pages \
+                 name no site by a `url` or a `group` and are groups of their own)"
+            );
+            (k, grouping)
+        }
     } else if sites < k {
         (sites, format!("of one site each (only {sites} sites)"))
     } else {

@@ -752,11 +752,11 @@ fn json_that_is_not_json_lines_is_refused_with_a_hint() {
     // on from its second line, the first reported.
     let record = serde_json::json!({"id": "b", "html": article(4)}).to_string();
     let cut = dir.path().join("cut.jsonl");
-    std::fs::write(
-        &cut,
-        format!("[{{\"x\": 1}}], \"html\": \"<p>a</p>\"}}\n{record}\n"),
-    )
-    .unwrap();
+    // Its second record holds a byte that is not UTF-8, which the reader takes as U+FFFD.
+    let mut bytes = format!("[{{\"x\": 1}}], \"html\": \"<p>a</p>\"}}\n{record}\n").into_bytes();
+    let at = bytes.windows(9).rposition(|w| w == b"Residents").unwrap();
+    bytes[at + 1] = 0xff;
+    std::fs::write(&cut, bytes).unwrap();
     let out = textsift(&["extract", cut.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains("story 4"), "{}", stdout(&out));
@@ -2432,7 +2432,20 @@ fn errors_file_lists_failed_pages_in_input_order() {
         );
         assert_eq!(std::fs::read_to_string(&page).unwrap(), article(1));
     }
-    std::fs::write(&in_walked, "{\"source\":\"x\"}\n").unwrap();
+    // Extract's own records, or blocks labelled by hand, begin with a `source` too: kept.
+    let extracted = textsift(&["extract", "--format", "jsonl", &other], None);
+    let blocks = textsift(&["blocks", &other], None);
+    for kept in [stdout(&extracted), stdout(&blocks)] {
+        std::fs::write(&in_walked, &kept).unwrap();
+        let out = textsift(&["extract", "--errors", &in_walked, &other], None);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(&in_walked).unwrap(), kept);
+    }
+    std::fs::write(
+        &in_walked,
+        "{\"source\":\"x\",\"kind\":\"empty\",\"error\":\"empty page\"}\n",
+    )
+    .unwrap();
     let out = textsift(
         &["extract", "--files-from", "-", "--errors", &in_walked],
         Some(page.as_bytes()),

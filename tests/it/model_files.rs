@@ -149,18 +149,30 @@ fn a_paragraph_said_twice_is_kept_once_when_repeats_are_dropped() {
 
 #[test]
 fn saving_over_a_model_replaces_it_whole() {
+    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mine.tsm");
     std::fs::write(&path, b"an earlier model").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    // A second name of the earlier file: written in place, it would change too.
+    let link = dir.path().join("kept.tsm");
+    std::fs::hard_link(&path, &link).unwrap();
     let model = Model::from_bytes(SHIPPED).unwrap();
-    model.save(&path).unwrap();
+    assert_eq!(model.save(&path).unwrap(), SHIPPED.len());
     assert_eq!(std::fs::read(&path).unwrap(), SHIPPED);
+    assert_eq!(std::fs::read(&link).unwrap(), b"an earlier model");
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
     // Nothing is left beside it.
-    let names: Vec<_> = std::fs::read_dir(dir.path())
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(names, ["mine.tsm"]);
+    names.sort();
+    assert_eq!(names, ["kept.tsm", "mine.tsm"]);
+    // A new file.
+    model.save(dir.path().join("new.tsm")).unwrap();
+    assert_eq!(std::fs::read(dir.path().join("new.tsm")).unwrap(), SHIPPED);
     // A folder that is not there: the error names the path, and nothing is written.
     let missing = dir.path().join("no/such/mine.tsm");
     match model.save(&missing) {
@@ -172,7 +184,7 @@ fn saving_over_a_model_replaces_it_whole() {
     std::fs::create_dir(&taken).unwrap();
     assert!(matches!(model.save(&taken), Err(Error::Write { .. })));
     assert!(taken.is_dir());
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
 }
 
 #[test]

@@ -132,7 +132,7 @@ fn pages_of_fewer_sites_than_folds_are_still_cross_validated() {
     assert_eq!(cv.folds.len(), 3);
     assert!(
         cv.grouping
-            .starts_with("of one site each (only 3 sites; 1 of the 24 pages name no site"),
+            .starts_with("of one group each (only 3 groups: 2 sites, and 1 of the 24 pages, which"),
         "{}",
         cv.grouping
     );
