@@ -648,6 +648,8 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
     // The WARC record of the page read last: a crawl may fetch one URI twice in a row, and
     // each fetch is a page of its own.
     let mut record = None;
+    // The place of the page read last: two files may hold records of one id.
+    let mut place = None;
     // The index of the block read last: a page's blocks come in order, so a block whose
     // index is not past it begins another page of the same source (one id given to two
     // records of a JSON Lines input, a URL fetched twice in a row).
@@ -678,9 +680,13 @@ fn read_block_records(path: &Path, lines: &[(usize, String)]) -> Result<Vec<Labe
                 path.display(),
             )));
         }
-        if pages.last().is_none_or(|p| p.id != rec.source) || record != rec.warc_record_id || again
+        if pages.last().is_none_or(|p| p.id != rec.source)
+            || record != rec.warc_record_id
+            || place != rec.place
+            || again
         {
             record.clone_from(&rec.warc_record_id);
+            place.clone_from(&rec.place);
             // A page fetched from the web is grouped by its site, as gold-text pages are.
             let fetched_from = rec
                 .url
@@ -753,6 +759,10 @@ struct LabelOnly {
     text: String,
     #[serde(default)]
     label: Option<Label>,
+    // Not part of a page's key: a file's lines move as it is edited, and its pages keep
+    // their labels by their `source`.
+    #[serde(default, rename = "place")]
+    _place: IgnoredAny,
     #[serde(default, rename = "warc_date")]
     _warc_date: IgnoredAny,
     #[serde(default, rename = "url")]

@@ -1344,6 +1344,7 @@ fn blocks(mut args: BlocksArgs) -> anyhow::Result<ExitCode> {
             for (i, b) in e.blocks.iter().enumerate() {
                 let rec = BlockRecord {
                     source: source.to_string(),
+                    place: item.place.clone(),
                     warc_record_id: warc.id.clone(),
                     warc_date: warc.date.clone(),
                     url: url.map(String::from),

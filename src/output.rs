@@ -93,6 +93,11 @@ impl<'de> Deserialize<'de> for FeatureValues {
 pub struct BlockRecord {
     /// The input as given (path, `-`, or record id).
     pub source: String,
+    /// Where the page's record is in its input, when `source` names it by its id or URL
+    /// ([`crate::input::Item::place`]: `FILE:LINE`, `FILE#N`): two files may hold records of
+    /// one id, and training takes them for two pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
     /// For a page of a WARC file, the `WARC-Record-ID` of its record: a crawl may hold the
     /// same URI more than once, and the id joins a block back to its record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2705,6 +2710,7 @@ mod tests {
     fn record_round_trips_and_checks_names() {
         let rec = BlockRecord {
             source: "a.html".into(),
+            place: None,
             warc_record_id: None,
             warc_date: None,
             url: None,
@@ -2749,13 +2755,15 @@ mod tests {
         }
         // A block of a WARC record names the record after the source.
         let warc = BlockRecord {
+            source: "https://example.com/a".into(),
+            place: Some("crawl.warc#2".into()),
             warc_record_id: Some("<urn:uuid:1>".into()),
             warc_date: Some("2026-11-25T00:00:00Z".into()),
             ..rec.clone()
         };
         let line = serde_json::to_string(&warc).unwrap();
         assert!(line.starts_with(
-            r#"{"source":"a.html","warc_record_id":"<urn:uuid:1>","warc_date":"2026-11-25T00:00:00Z","index":3,"#
+            r#"{"source":"https://example.com/a","place":"crawl.warc#2","warc_record_id":"<urn:uuid:1>","warc_date":"2026-11-25T00:00:00Z","index":3,"#
         ));
         assert_eq!(serde_json::from_str::<BlockRecord>(&line).unwrap(), warc);
         // A page of a JSON Lines record named by its id gives its URL apart.

@@ -394,6 +394,10 @@ fn block_records_name_the_url_of_a_page_named_by_its_id() {
             ("p3", None),
         ]
     );
+    // Each names where its page's record is.
+    let places: Vec<Option<&str>> = lines.iter().map(|l| l["place"].as_str()).collect();
+    let at = |n: usize| Some(["-:1", "-:2", "-:3"][n]);
+    assert_eq!(places, [at(0), at(0), at(1), at(1), at(2), at(2)]);
     // Labelled, the records train grouped by site: the two pages of news.example together.
     let dir = tempfile::tempdir().unwrap();
     let labelled = dir.path().join("labelled.jsonl");
@@ -401,6 +405,21 @@ fn block_records_name_the_url_of_a_page_named_by_its_id() {
     let (pages, _) = textsift::annotate::load(&labelled, 0.5, 1 << 20).unwrap();
     let groups: Vec<&str> = pages.iter().map(|p| p.group.as_str()).collect();
     assert_eq!(groups, ["news.example", "news.example", "p3"]);
+    // Two files that each hold a page of one id: two pages, told apart by their places,
+    // though the second's blocks go on from the first's index.
+    let one = format!("{}\n", serde_json::json!({"id": "same", "html": PAGE}));
+    let a = textsift(&["blocks", "-"], Some(one.as_bytes()));
+    let b = stdout(&a).replace("\"place\":\"-:1\"", "\"place\":\"other.jsonl:1\"");
+    let rest: String = b.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let head: String = stdout(&a)
+        .lines()
+        .take(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&labelled, head + &rest).unwrap();
+    let (pages, _) = textsift::annotate::load(&labelled, 0.5, 1 << 20).unwrap();
+    assert_eq!(pages.len(), 2);
+    assert!(pages.iter().all(|p| p.id == "same"));
 }
 
 #[test]

@@ -664,7 +664,7 @@ fn jsonl_and_warc_inputs() {
         assert_eq!(b["warc_date"], "2026-11-02T10:20:30Z");
     }
     assert!(stdout(&out).starts_with(&format!(
-        "{{\"source\":\"https://example.com/a\",\"warc_record_id\":\"{}\",\"warc_date\":",
+        "{{\"source\":\"https://example.com/a\",\"place\":{place},\"warc_record_id\":\"{}\",\"warc_date\":",
         warc_record_id("https://example.com/a")
     )));
 

@@ -288,6 +288,7 @@ fn hand_corrected_block_labels_train_a_model() {
                     6 | 7 => "twice".into(),
                     _ => "https://www.example.com/again".into(),
                 },
+                place: None,
                 warc_record_id: matches!(copy, 3 | 4).then(|| format!("<urn:uuid:{copy}>")),
                 warc_date: None,
                 url: (copy == 5).then(|| "https://news.example.org/page5".into()),
