@@ -322,9 +322,9 @@ pub fn load(path: &Path, min_aligned: f32, max_bytes: u64) -> Result<Loaded> {
         // than as the JSON parser's "expected value". A JSON array, or records written over
         // several lines, are JSON but not JSON Lines.
         let json = if l.trim_start().starts_with(['[', ']', '}', '"']) {
-            " (JSON Lines hold one object per line, not an array nor an object over several lines)"
+            format!(" ({})", crate::input::JSON_LINES_HINT)
         } else {
-            ""
+            String::new()
         };
         return Err(Error::Annotation(format!(
             "{}:{n}: not a JSON object{json}; annotated data is a WCXB-style folder, or a JSON \

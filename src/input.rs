@@ -536,13 +536,14 @@ fn unpacked_name(path: &Path) -> String {
         .to_string()
 }
 
+/// How to make JSON Lines of a JSON file: said by every reader of JSON Lines that meets one.
+pub(crate) const JSON_LINES_HINT: &str = "JSON, not JSON Lines (one record per line): \
+     `jq -c '.[]'` makes JSON Lines of an array of records, `jq -c .` of records spread over \
+     lines";
+
 /// The failure of a JSON file given for JSON Lines.
 fn not_json_lines() -> Error {
-    Error::NotHtml(
-        "JSON, not JSON Lines (one record per line): `jq -c '.[]'` makes JSON Lines of an \
-         array of records, `jq -c .` of records spread over lines"
-            .into(),
-    )
+    Error::NotHtml(JSON_LINES_HINT.into())
 }
 
 /// A container told from the first bytes, with a page read as JSON Lines when the file's

@@ -1256,7 +1256,9 @@ fn manifests_are_read_from_standard_input_and_checked_key_by_key() {
         let out = train(&data);
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         assert!(
-            stderr(&out).contains("not a JSON object (JSON Lines hold one object per line"),
+            stderr(&out).contains(
+                "not a JSON object (JSON, not JSON Lines (one record per line): `jq -c '.[]'`"
+            ),
             "{}",
             stderr(&out)
         );
